@@ -1,0 +1,9 @@
+#include "accelerators/builtin_kinds.h"
+
+#include "memory/register_kinds.h"
+
+namespace strata {
+
+void register_builtin_kinds(Registry& registry) { register_memory_kinds(registry); }
+
+}  // namespace strata

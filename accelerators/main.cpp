@@ -1,0 +1,14 @@
+// The `strata` executable: the CLI (sim/cli.h) over every built-in kind.
+#include "accelerators/builtin_kinds.h"
+#include "sim/cli.h"
+#include "sim/registry.h"
+
+// libsystemc.so defines main() and references sc_main; Strata owns main() (so it can set up
+// SystemC before anything else) and never calls sc_main.
+extern "C" int sc_main(int, char*[]) { return 0; }
+
+int main(int argc, char** argv) {
+  strata::Registry registry;
+  strata::register_builtin_kinds(registry);
+  return strata::run_cli(argc, argv, registry);
+}

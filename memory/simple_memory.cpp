@@ -1,0 +1,168 @@
+#include "memory/simple_memory.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace strata {
+
+KindSpec SimpleMemory::spec() {
+  KindSpec s;
+  s.name = "simple_memory";
+  s.description = "fixed-latency memory with a bandwidth limit and a bounded queue (TLM-2.0 AT target)";
+  s.with_clock();
+  s.add(param::quantity("latency", UnitFamily::Time, "access latency from acceptance to the first data")
+            .def("50 ns")
+            .range("0 s", "1 s"));
+  s.add(param::quantity("bandwidth", UnitFamily::Bandwidth, "peak data bandwidth of the one data channel")
+            .def("25.6 GB/s")
+            .range("1 kB/s", "1000 TB/s"));
+  s.add(param::integer("queue_depth", "requests accepted and not yet answered; more wait for END_REQ")
+            .def("32")
+            .range("1", "1048576"));
+  s.add(param::quantity("energy_per_bit", UnitFamily::Energy, "energy per bit read or written")
+            .def("0 pJ")
+            .range("0 pJ", "1 nJ"));
+  s.add(param::quantity("static_power", UnitFamily::Power, "background power while the simulation runs")
+            .def("0 W")
+            .range("0 W", "10 kW"));
+  s.add(param::quantity("area", UnitFamily::Area, "silicon area").def("0 mm2").range("0 mm2", "100000 mm2"));
+  s.provides(kMemoryTargetRole);
+  return s;
+}
+
+SimpleMemory::SimpleMemory(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx)
+    : Component(name, cfg, ctx),
+      socket_("socket"),
+      latency_(clock().time_of(clock().cycles_in(params().quantity("latency")))),
+      seconds_per_byte_(1.0 / params().quantity("bandwidth")),
+      queue_depth_(static_cast<size_t>(params().integer("queue_depth"))),
+      reads_(counter("reads", "requests", "read requests served")),
+      writes_(counter("writes", "requests", "write requests served")),
+      bytes_(counter("bytes", "B", "bytes transferred")),
+      service_latency_(distribution("service_latency", "ns", "time from END_REQ to BEGIN_RESP")),
+      occupancy_(time_average("occupancy", "requests", "requests accepted and not yet answered")),
+      bandwidth_series_(time_series("bandwidth_over_time", "GB/s", "data bandwidth per window", 1e-9)),
+      bandwidth_(scalar("bandwidth", "GB/s", "bytes transferred over simulated time")),
+      utilization_(scalar("utilization", "fraction", "share of simulated time the data channel was busy")),
+      bit_energy_(energy_event("bit", params().quantity("energy_per_bit"), "bits read or written")) {
+  set_static_power(params().quantity("static_power"));
+  set_area(params().quantity("area"));
+  socket_.register_nb_transport_fw(this, &SimpleMemory::nb_transport_fw);
+  socket_.register_b_transport(this, &SimpleMemory::b_transport);
+  socket_.register_transport_dbg(this, &SimpleMemory::transport_dbg);
+  SC_HAS_PROCESS(SimpleMemory);
+  SC_METHOD(respond);
+  sensitive << respond_event_;
+  dont_initialize();
+  SC_METHOD(accept_pending);
+  sensitive << accept_event_;
+  dont_initialize();
+}
+
+sc_core::sc_time SimpleMemory::schedule(const sc_core::sc_time& accepted, unsigned bytes) {
+  const double start = std::max((accepted + latency_).to_seconds(), channel_free_s_);
+  const double transfer = bytes * seconds_per_byte_;
+  channel_free_s_ = start + transfer;
+  busy_s_ += transfer;
+  bytes_.add(bytes);
+  bit_energy_.add(8ull * bytes);
+  bandwidth_series_.add(start, bytes);
+  // The response leaves on the first edge at or after the last byte.
+  const auto done = sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(std::llround(channel_free_s_ * 1e15)));
+  return clock().next_edge(done);
+}
+
+void SimpleMemory::accept(tlm::tlm_generic_payload& gp, const sc_core::sc_time& at) {
+  (gp.is_write() ? writes_ : reads_).add();
+  const sc_core::sc_time respond_at = schedule(at, gp.get_data_length());
+  inflight_.push_back(InFlight{&gp, at, respond_at});
+  occupancy_.set(at.to_seconds(), static_cast<double>(inflight_.size()));
+  if (inflight_.size() == 1) respond_event_.notify(respond_at - sc_core::sc_time_stamp());
+}
+
+tlm::tlm_sync_enum SimpleMemory::nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase,
+                                                 sc_core::sc_time& delay) {
+  if (phase == tlm::BEGIN_REQ) {
+    if (gp.has_mm()) gp.acquire();
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    const sc_core::sc_time arrival = clock().next_edge(sc_core::sc_time_stamp() + delay);
+    if (inflight_.size() < queue_depth_) {
+      accept(gp, arrival);
+      phase = tlm::END_REQ;
+      delay = arrival - sc_core::sc_time_stamp();
+      return tlm::TLM_UPDATED;
+    }
+    pending_ = &gp;  // END_REQ when a slot frees
+    return tlm::TLM_ACCEPTED;
+  }
+  if (phase == tlm::END_RESP) {
+    awaiting_end_resp_ = false;
+    complete_head();
+    return tlm::TLM_COMPLETED;
+  }
+  SC_REPORT_ERROR("strata/simple_memory", "unexpected phase on the forward path");
+  return tlm::TLM_COMPLETED;
+}
+
+void SimpleMemory::respond() {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  while (!awaiting_end_resp_ && !inflight_.empty()) {
+    InFlight& head = inflight_.front();
+    if (head.respond_at > now) {
+      respond_event_.notify(head.respond_at - now);
+      return;
+    }
+    service_latency_.sample((now - head.accepted).to_seconds() * 1e9);
+    tlm::tlm_phase phase = tlm::BEGIN_RESP;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    const tlm::tlm_sync_enum status = socket_->nb_transport_bw(*head.gp, phase, delay);
+    if (status == tlm::TLM_COMPLETED || (status == tlm::TLM_UPDATED && phase == tlm::END_RESP)) {
+      complete_head();
+    } else {
+      awaiting_end_resp_ = true;
+    }
+  }
+}
+
+void SimpleMemory::complete_head() {
+  InFlight head = inflight_.front();
+  inflight_.pop_front();
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  occupancy_.set(now.to_seconds(), static_cast<double>(inflight_.size()));
+  if (head.gp->has_mm()) head.gp->release();
+  if (pending_) accept_event_.notify(clock().next_edge(now) - now);
+  if (!inflight_.empty()) respond_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void SimpleMemory::accept_pending() {
+  if (!pending_ || inflight_.size() >= queue_depth_) return;
+  tlm::tlm_generic_payload* gp = pending_;
+  pending_ = nullptr;
+  accept(*gp, sc_core::sc_time_stamp());
+  tlm::tlm_phase phase = tlm::END_REQ;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  socket_->nb_transport_bw(*gp, phase, delay);
+}
+
+void SimpleMemory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  // Loosely-timed callers get the unloaded-or-queued timing of the same data channel.
+  const sc_core::sc_time start = sc_core::sc_time_stamp() + delay;
+  (gp.is_write() ? writes_ : reads_).add();
+  const sc_core::sc_time done = schedule(clock().next_edge(start), gp.get_data_length());
+  service_latency_.sample((done - start).to_seconds() * 1e9);
+  delay = done - sc_core::sc_time_stamp();
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned SimpleMemory::transport_dbg(tlm::tlm_generic_payload&) { return 0; }
+
+void SimpleMemory::finalize(const sc_core::sc_time& end) {
+  const double t = end.to_seconds();
+  occupancy_.finish(t);
+  bandwidth_series_.finish(t);
+  bandwidth_.set(t > 0 ? static_cast<double>(bytes_.count()) / t * 1e-9 : 0);
+  utilization_.set(t > 0 ? std::min(1.0, busy_s_ / t) : 0);
+}
+
+}  // namespace strata

@@ -1,0 +1,67 @@
+// A fixed-latency memory with a bandwidth limit and a bounded request queue, as a TLM-2.0
+// approximately-timed target. Timing-only: payload data is not stored or returned.
+//
+// A request accepted at edge a (END_REQ) is ready at a + latency; its data then occupies the
+// one data channel for bytes / bandwidth (exact, not rounded per request, so the long-run
+// throughput equals `bandwidth`); BEGIN_RESP goes out at the first clock edge after its data
+// is done, in acceptance order. So an unloaded request takes latency + bytes/bandwidth
+// (rounded up to a clock edge). At most queue_depth requests are between END_REQ and the end
+// of their response; a further BEGIN_REQ waits for END_REQ (back-pressure).
+#pragma once
+
+#include <deque>
+
+#include <tlm_utils/simple_target_socket.h>
+
+#include "sim/component.h"
+#include "sim/ports.h"
+
+namespace strata {
+
+class SimpleMemory : public Component, public MemoryTarget {
+ public:
+  static KindSpec spec();
+  SimpleMemory(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
+  tlm::tlm_target_socket<>& target_socket() override { return socket_; }
+  void finalize(const sc_core::sc_time& end) override;
+
+ private:
+  struct InFlight {
+    tlm::tlm_generic_payload* gp;
+    sc_core::sc_time accepted;
+    sc_core::sc_time respond_at;
+  };
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay);
+  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  unsigned transport_dbg(tlm::tlm_generic_payload& gp);
+
+  // Reserves the data channel for a request accepted at `accepted`; returns its response edge.
+  sc_core::sc_time schedule(const sc_core::sc_time& accepted, unsigned bytes);
+  void accept(tlm::tlm_generic_payload& gp, const sc_core::sc_time& at);
+  void respond();         // SC_METHOD: BEGIN_RESP for the oldest finished request
+  void accept_pending();  // SC_METHOD: END_REQ for a request that waited for a queue slot
+  void complete_head();
+
+  tlm_utils::simple_target_socket<SimpleMemory> socket_;
+  sc_core::sc_time latency_;
+  double seconds_per_byte_;
+  size_t queue_depth_;
+  double channel_free_s_ = 0;  // when the data channel is next free (unrounded)
+  std::deque<InFlight> inflight_;
+  bool awaiting_end_resp_ = false;
+  tlm::tlm_generic_payload* pending_ = nullptr;  // a BEGIN_REQ waiting for a queue slot
+  sc_core::sc_event respond_event_, accept_event_;
+
+  Counter& reads_;
+  Counter& writes_;
+  Counter& bytes_;
+  Distribution& service_latency_;
+  TimeAverage& occupancy_;
+  TimeSeries& bandwidth_series_;
+  Scalar& bandwidth_;
+  Scalar& utilization_;
+  EnergyEvent& bit_energy_;
+  double busy_s_ = 0;
+};
+
+}  // namespace strata

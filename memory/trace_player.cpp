@@ -1,0 +1,139 @@
+#include "memory/trace_player.h"
+
+#include "sim/input_error.h"
+
+namespace strata {
+
+TracePlayer::TracePlayer(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx,
+                         std::unique_ptr<MemoryTraceReader> reader, size_t max_outstanding)
+    : Component(name, cfg, ctx),
+      socket_("socket"),
+      reader_(std::move(reader)),
+      max_outstanding_(max_outstanding),
+      reads_(counter("reads", "requests", "read requests completed")),
+      writes_(counter("writes", "requests", "write requests completed")),
+      bytes_(counter("bytes", "B", "bytes requested and completed")),
+      latency_(distribution("latency", "ns", "request latency, BEGIN_REQ to BEGIN_RESP")),
+      read_latency_(distribution("read_latency", "ns", "read latency, BEGIN_REQ to BEGIN_RESP")),
+      write_latency_(distribution("write_latency", "ns", "write latency, BEGIN_REQ to BEGIN_RESP")),
+      issue_delay_(average("issue_delay", "ns", "how late requests were issued after their trace cycle")),
+      outstanding_level_(time_average("outstanding", "requests", "requests in flight")),
+      bandwidth_series_(time_series("bandwidth_over_time", "GB/s", "completed bytes per window", 1e-9)),
+      bandwidth_(scalar("bandwidth", "GB/s", "bytes completed over the time of the last response")),
+      completion_time_(scalar("completion_time", "s", "time of the last response")) {
+  socket_.register_nb_transport_bw(this, &TracePlayer::nb_transport_bw);
+  track_ = ctx.timeline().track(std::string(this->name()) + " requests");
+  SC_HAS_PROCESS(TracePlayer);
+  SC_THREAD(run);
+}
+
+TracePlayer::Request* TracePlayer::allocate() {
+  if (free_list_.empty()) {
+    pool_.push_back(std::make_unique<Request>(this));
+    free_list_.push_back(pool_.back().get());
+  }
+  Request* r = free_list_.back();
+  free_list_.pop_back();
+  return r;
+}
+
+void TracePlayer::free(tlm::tlm_generic_payload* gp) {
+  gp->reset();  // drops extensions; our fields are set again on reuse
+  free_list_.push_back(static_cast<Request*>(gp));
+}
+
+void TracePlayer::run() {
+  try {
+    while (const std::optional<MemoryRequest> req = reader_->next()) {
+      const sc_core::sc_time due = clock().time_of(req->cycle);
+      if (due > sc_core::sc_time_stamp()) wait(due - sc_core::sc_time_stamp());
+      while (outstanding_ >= max_outstanding_ || request_phase_busy_) wait(progress_event_);
+      // Responses arrive on the target's clock edges; issue on our own.
+      const sc_core::sc_time edge = clock().next_edge(sc_core::sc_time_stamp());
+      if (edge > sc_core::sc_time_stamp()) wait(edge - sc_core::sc_time_stamp());
+
+      Request* r = allocate();
+      r->acquire();
+      r->issued = sc_core::sc_time_stamp();
+      r->id = next_id_++;
+      r->data.resize(req->bytes);
+      r->set_command(req->write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+      r->set_address(req->address);
+      r->set_data_ptr(r->data.data());
+      r->set_data_length(req->bytes);
+      r->set_streaming_width(req->bytes);
+      r->set_byte_enable_ptr(nullptr);
+      r->set_dmi_allowed(false);
+      r->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      issue_delay_.sample((r->issued - due).to_seconds() * 1e9);
+      ++outstanding_;
+      outstanding_level_.set(r->issued.to_seconds(), static_cast<double>(outstanding_));
+      context().timeline().async_begin(track_, req->write ? "write" : "read", r->id, r->issued);
+
+      request_phase_busy_ = true;
+      tlm::tlm_phase phase = tlm::BEGIN_REQ;
+      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+      const tlm::tlm_sync_enum status = socket_->nb_transport_fw(*r, phase, delay);
+      if (status == tlm::TLM_UPDATED && phase == tlm::END_REQ) {
+        request_phase_busy_ = false;
+        if (delay > sc_core::SC_ZERO_TIME) wait(delay);
+      } else if (status == tlm::TLM_COMPLETED) {
+        request_phase_busy_ = false;
+        complete(*r, sc_core::sc_time_stamp() + delay);
+      }
+      // TLM_ACCEPTED: END_REQ comes on the backward path.
+    }
+  } catch (const InputError& e) {
+    context().fail(e);
+    return;
+  }
+  while (outstanding_ > 0) wait(progress_event_);
+  finished_ = true;
+}
+
+void TracePlayer::complete(Request& r, const sc_core::sc_time& at) {
+  if (r.get_response_status() != tlm::TLM_OK_RESPONSE && r.get_response_status() != tlm::TLM_INCOMPLETE_RESPONSE) {
+    context().fail(InputError(SourceLoc{name()}, "", "the memory answered request " + std::to_string(r.id) +
+                                                        " with an error: " + r.get_response_string()));
+  }
+  const double ns = (at - r.issued).to_seconds() * 1e9;
+  latency_.sample(ns);
+  (r.is_write() ? write_latency_ : read_latency_).sample(ns);
+  (r.is_write() ? writes_ : reads_).add();
+  bytes_.add(r.get_data_length());
+  bandwidth_series_.add(at.to_seconds(), r.get_data_length());
+  context().timeline().async_end(track_, r.is_write() ? "write" : "read", r.id, at);
+  --outstanding_;
+  outstanding_level_.set(at.to_seconds(), static_cast<double>(outstanding_));
+  last_response_ = std::max(last_response_, at);
+  r.release();
+  progress_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+tlm::tlm_sync_enum TracePlayer::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase,
+                                                sc_core::sc_time& delay) {
+  if (phase == tlm::END_REQ) {
+    request_phase_busy_ = false;
+    progress_event_.notify(delay);
+    return tlm::TLM_ACCEPTED;
+  }
+  if (phase == tlm::BEGIN_RESP) {
+    if (request_phase_busy_) request_phase_busy_ = false;  // BEGIN_RESP implies END_REQ
+    complete(static_cast<Request&>(gp), sc_core::sc_time_stamp() + delay);
+    return tlm::TLM_COMPLETED;
+  }
+  SC_REPORT_ERROR("strata/trace_player", "unexpected phase on the backward path");
+  return tlm::TLM_COMPLETED;
+}
+
+void TracePlayer::finalize(const sc_core::sc_time&) {
+  // Measured to the last response, not to the end of the run, so a trace's own idle tail
+  // does not dilute it.
+  const double t = last_response_.to_seconds();
+  completion_time_.set(t);
+  outstanding_level_.finish(t);
+  bandwidth_series_.finish(t);
+  bandwidth_.set(t > 0 ? static_cast<double>(bytes_.count()) / t * 1e-9 : 0);
+}
+
+}  // namespace strata

@@ -1,0 +1,65 @@
+// Replays a memory trace over a TLM-2.0 initiator socket with the approximately-timed
+// four-phase protocol: each request is issued at its trace cycle (in this player's clock) or as
+// soon after as the outstanding-request limit and the target's END_REQ allow.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "memory/trace/memory_trace_reader.h"
+#include "sim/component.h"
+
+namespace strata {
+
+class TracePlayer : public Component, public tlm::tlm_mm_interface {
+ public:
+  TracePlayer(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, std::unique_ptr<MemoryTraceReader> reader,
+              size_t max_outstanding);
+  tlm::tlm_initiator_socket<>& initiator_socket() { return socket_; }
+  bool finished() const { return finished_; }
+  double progress() const { return reader_->progress(); }
+  void finalize(const sc_core::sc_time& end) override;
+  void free(tlm::tlm_generic_payload* gp) override;  // tlm_mm_interface
+
+ private:
+  // Our payloads carry their issue time; the target hands back the same object.
+  struct Request : tlm::tlm_generic_payload {
+    explicit Request(tlm::tlm_mm_interface* mm) : tlm::tlm_generic_payload(mm) {}
+    sc_core::sc_time issued;
+    std::uint64_t id = 0;
+    std::vector<unsigned char> data;
+  };
+  void run();  // SC_THREAD
+  Request* allocate();
+  void complete(Request& r, const sc_core::sc_time& at);
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay);
+
+  tlm_utils::simple_initiator_socket<TracePlayer> socket_;
+  std::unique_ptr<MemoryTraceReader> reader_;
+  size_t max_outstanding_;
+  size_t outstanding_ = 0;
+  bool request_phase_busy_ = false;  // BEGIN_REQ sent, END_REQ not yet received
+  bool finished_ = false;
+  std::uint64_t next_id_ = 0;
+  sc_core::sc_event progress_event_;
+  std::vector<std::unique_ptr<Request>> pool_;
+  std::vector<Request*> free_list_;
+  int track_ = 0;
+
+  Counter& reads_;
+  Counter& writes_;
+  Counter& bytes_;
+  Distribution& latency_;
+  Distribution& read_latency_;
+  Distribution& write_latency_;
+  Average& issue_delay_;
+  TimeAverage& outstanding_level_;
+  TimeSeries& bandwidth_series_;
+  Scalar& bandwidth_;
+  Scalar& completion_time_;
+  sc_core::sc_time last_response_;
+};
+
+}  // namespace strata

@@ -1,0 +1,157 @@
+#include "sim/cli.h"
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "sim/experiment.h"
+#include "sim/input_error.h"
+#include "sim/kernel.h"
+#include "sim/registry.h"
+#include "sim/runner.h"
+#include "sim/text.h"
+
+#ifndef STRATA_VERSION
+#define STRATA_VERSION "unknown"
+#endif
+
+namespace strata {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_sigint(int) {
+  g_interrupted.store(true);
+  // A second Ctrl-C ends the process at once.
+  std::signal(SIGINT, SIG_DFL);
+}
+
+std::string format_value(const nlohmann::ordered_json& v) {
+  if (v.is_number_float()) return fmt::format("{:.6g}", v.get<double>());
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+int cmd_run(const std::string& experiment, const std::vector<std::string>& sets, const std::string& output,
+            bool timeline, bool progress_on, bool progress_off, bool quiet, const Registry& registry) {
+  const ResolvedExperiment exp = resolve_experiment(experiment, sets, registry);
+  RunOptions options;
+  if (!output.empty()) options.output_dir = output;
+  if (timeline) options.timeline = true;
+  if (progress_on) options.progress = ProgressMode::On;
+  if (progress_off) options.progress = ProgressMode::Off;
+  options.interrupt = &g_interrupted;
+  std::signal(SIGINT, on_sigint);
+  const RunResult r = run_experiment(exp, registry, options);
+  if (r.interrupted) {
+    fmt::print(stderr, "strata: interrupted; no results written\n");
+    return kExitInterrupted;
+  }
+  if (!quiet) {
+    fmt::print("{} ({}): {}\n", exp.name, exp.hash.substr(0, 16), r.summary["status"].get<std::string>());
+    for (const auto& [key, value] : r.summary.items()) {
+      if (key == "experiment" || key == "config_hash" || key == "status") continue;
+      fmt::print("  {:<24} {}\n", key, format_value(value));
+    }
+  }
+  fmt::print("results: {}\n", r.dir);
+  return 0;
+}
+
+int cmd_config(const std::string& experiment, const std::vector<std::string>& sets, bool hash_only,
+               const Registry& registry) {
+  const ResolvedExperiment exp = resolve_experiment(experiment, sets, registry);
+  if (hash_only) {
+    fmt::print("{}\n", exp.hash);
+  } else {
+    fmt::print("# config hash {}\n{}", exp.hash, exp.config.to_yaml());
+  }
+  return 0;
+}
+
+int cmd_list(const std::string& kind, const Registry& registry) {
+  if (!kind.empty()) {
+    for (const char* category : {"component", "workload"}) {
+      if (const KindSpec* spec = registry.find(category, kind)) {
+        fmt::print("{}", describe_kind(*spec));
+        return 0;
+      }
+    }
+    std::vector<std::string> all = registry.names("component");
+    for (const auto& w : registry.names("workload")) all.push_back(w);
+    std::string msg = fmt::format("strata list: unknown kind '{}'", kind);
+    if (auto best = closest_match(kind, all)) msg += fmt::format(" (did you mean '{}'?)", *best);
+    fmt::print(stderr, "{}\n", msg);
+    return kExitBadInput;
+  }
+  for (const char* category : {"component", "workload"}) {
+    fmt::print("{} kinds:\n", category);
+    for (const KindSpec* spec : registry.kinds(category)) fmt::print("\n{}", describe_kind(*spec));
+    fmt::print("\n");
+  }
+  fmt::print("experiment keys:\n\n{}\n{}", describe_kind(experiment_spec()), describe_kind(sim_section_spec()));
+  return 0;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv, const Registry& registry) {
+  CLI::App app{"Strata: a cycle-level, event-driven simulator and design-space explorer for AI hardware", "strata"};
+  app.require_subcommand(0, 1);
+  bool version = false;
+  app.add_flag("--version", version, "print the version and exit");
+
+  std::string experiment, output, kind;
+  std::vector<std::string> sets;
+  bool timeline = false, progress_on = false, progress_off = false, quiet = false, hash_only = false;
+
+  CLI::App* run = app.add_subcommand("run", "run one experiment and write its result directory");
+  run->add_option("experiment", experiment, "experiment file (YAML)")->required();
+  run->add_option("-o,--output", output, "result directory (default results/<name>/<config-hash>/)");
+  run->add_option("--set", sets, "override a config key: --set hardware.latency=\"40 ns\" (repeatable)");
+  run->add_flag("--timeline", timeline, "also write timeline.json (Chrome trace format, for Perfetto)");
+  run->add_flag("--progress", progress_on, "show progress on stderr even when it is not a terminal");
+  run->add_flag("--no-progress", progress_off, "never show progress");
+  run->add_flag("-q,--quiet", quiet, "print only the result directory");
+
+  CLI::App* config = app.add_subcommand("config", "print the resolved configuration and its hash");
+  config->add_option("experiment", experiment, "experiment file (YAML)")->required();
+  config->add_option("--set", sets, "override a config key (repeatable)");
+  config->add_flag("--hash", hash_only, "print only the config hash");
+
+  CLI::App* list = app.add_subcommand("list", "list component and workload kinds with their parameters");
+  list->add_option("kind", kind, "show one kind");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "strata: error: {} (see strata --help)\n", e.what());
+    return kExitBadInput;
+  }
+  if (version) {
+    fmt::print("strata {}\n", STRATA_VERSION);
+    return 0;
+  }
+  try {
+    init_systemc();
+    if (run->parsed()) return cmd_run(experiment, sets, output, timeline, progress_on, progress_off, quiet, registry);
+    if (config->parsed()) return cmd_config(experiment, sets, hash_only, registry);
+    if (list->parsed()) return cmd_list(kind, registry);
+    fmt::print("{}", app.help());
+    return kExitBadInput;
+  } catch (const InputError& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "strata: internal error: {}\n", e.what());
+    return kExitInternalError;
+  }
+}
+
+}  // namespace strata

@@ -1,0 +1,61 @@
+#include "sim/clock.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "sim/kernel.h"
+#include "sim/units.h"
+
+namespace strata {
+namespace {
+using u128 = unsigned __int128;
+constexpr u128 kFs = kFemtosecondsPerSecond;
+}  // namespace
+
+Clock::Clock(double frequency_hz) {
+  if (!(frequency_hz > 0) || frequency_hz > 1e15)
+    throw std::invalid_argument("clock frequency must be in (0 Hz, 1 PHz]");
+  freq_hz_ = static_cast<std::uint64_t>(std::llround(frequency_hz));
+  if (freq_hz_ == 0) freq_hz_ = 1;
+}
+
+sc_core::sc_time Clock::time_of(std::uint64_t cycle) const {
+  const u128 fs = (static_cast<u128>(cycle) * kFs + freq_hz_ / 2) / freq_hz_;
+  return sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(fs));
+}
+
+std::uint64_t Clock::cycle_at(const sc_core::sc_time& t) const {
+  // Largest n with time_of(n) <= t. Start from the floor estimate and correct for the rounding
+  // in time_of, which can move an edge by at most half a femtosecond either way.
+  const u128 fs = t.value();
+  std::uint64_t n = static_cast<std::uint64_t>(fs * freq_hz_ / kFs);
+  while (time_of(n + 1) <= t) ++n;
+  while (n > 0 && time_of(n) > t) --n;
+  return n;
+}
+
+sc_core::sc_time Clock::next_edge(const sc_core::sc_time& t) const {
+  const std::uint64_t n = cycle_at(t);
+  const sc_core::sc_time edge = time_of(n);
+  return edge == t ? edge : time_of(n + 1);
+}
+
+sc_core::sc_time Clock::edge_after(const sc_core::sc_time& t) const { return time_of(cycle_at(t) + 1); }
+
+std::uint64_t Clock::cycles_in(const sc_core::sc_time& duration) const {
+  // Smallest n with time_of(n) >= duration, so that time_of(n) maps back to exactly n.
+  const u128 fs = duration.value();
+  std::uint64_t n = static_cast<std::uint64_t>(fs * freq_hz_ / kFs);
+  while (time_of(n) < duration) ++n;
+  while (n > 0 && time_of(n - 1) >= duration) --n;
+  return n;
+}
+
+std::uint64_t Clock::cycles_in(double seconds) const {
+  if (!(seconds > 0)) return 0;
+  return cycles_in(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(std::llround(seconds * 1e15))));
+}
+
+std::string Clock::to_string() const { return format_quantity(static_cast<double>(freq_hz_), UnitFamily::Frequency); }
+
+}  // namespace strata

@@ -1,0 +1,70 @@
+#include "sim/component.h"
+
+#include <fmt/format.h>
+
+#include "sim/registry.h"
+
+namespace strata {
+namespace {
+Clock clock_of(const ValidatedNode& cfg) {
+  return cfg.params.has("clock") ? Clock(cfg.params.quantity("clock")) : Clock(1e9);
+}
+}  // namespace
+
+Component::Component(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx)
+    : sc_core::sc_module(name), cfg_(cfg), ctx_(ctx), clock_(clock_of(cfg)) {
+  ctx_.add_component(this);
+}
+
+Component::~Component() = default;
+
+std::string Component::stat_name(const std::string& local) const { return std::string(name()) + "." + local; }
+
+Counter& Component::counter(const std::string& l, std::string u, std::string d) {
+  return ctx_.stats().counter(stat_name(l), std::move(u), std::move(d));
+}
+Scalar& Component::scalar(const std::string& l, std::string u, std::string d) {
+  return ctx_.stats().scalar(stat_name(l), std::move(u), std::move(d));
+}
+Average& Component::average(const std::string& l, std::string u, std::string d) {
+  return ctx_.stats().average(stat_name(l), std::move(u), std::move(d));
+}
+TimeAverage& Component::time_average(const std::string& l, std::string u, std::string d) {
+  return ctx_.stats().time_average(stat_name(l), std::move(u), std::move(d));
+}
+Distribution& Component::distribution(const std::string& l, std::string u, std::string d) {
+  return ctx_.stats().distribution(stat_name(l), std::move(u), std::move(d));
+}
+TimeSeries& Component::time_series(const std::string& l, std::string u, std::string d, double rate_scale) {
+  return ctx_.stats().time_series(stat_name(l), std::move(u), std::move(d), ctx_.stats_window_s(), rate_scale);
+}
+
+EnergyEvent& Component::energy_event(const std::string& event, double joules, const std::string& description) {
+  Counter& count = counter("events." + event, "events", description);
+  events_.emplace_back(event, std::make_unique<EnergyEvent>(count, joules));
+  return *events_.back().second;
+}
+
+std::unique_ptr<Component> Component::build_child(const std::string& slot) {
+  return ctx_.registry().make_component(slot.c_str(), cfg_.child(slot), ctx_);
+}
+
+void Component::finalize(const sc_core::sc_time&) {}
+
+std::pair<double, double> Component::close_accounting(const sc_core::sc_time& end) {
+  double total = 0;
+  for (const auto& [event, e] : events_) {
+    const double joules = static_cast<double>(e->count()) * e->joules_per_event();
+    scalar("energy." + event, "J", fmt::format("energy of {} events at {:g} J each", event, e->joules_per_event()))
+        .set(joules);
+    total += joules;
+  }
+  const double static_j = static_power_w_ * end.to_seconds();
+  scalar("energy.static", "J", fmt::format("static (leakage and background) energy at {:g} W", static_power_w_)).set(static_j);
+  total += static_j;
+  scalar("energy.total", "J", "dynamic plus static energy of this component").set(total);
+  scalar("area", "mm2", "silicon area of this component").set(area_mm2_);
+  return {total, area_mm2_};
+}
+
+}  // namespace strata

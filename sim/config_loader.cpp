@@ -1,0 +1,148 @@
+#include "sim/config_loader.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "sim/text.h"
+
+namespace fs = std::filesystem;
+
+namespace strata {
+namespace {
+
+constexpr const char* kExtendsKey = "extends";
+
+std::string normalized(const fs::path& p) {
+  std::error_code ec;
+  const fs::path canon = fs::weakly_canonical(p, ec);
+  return (ec ? p.lexically_normal() : canon).string();
+}
+
+ConfigNode resolve(ConfigNode node, const std::string& file, std::vector<std::string>& chain);
+
+ConfigNode load_resolved(const std::string& path, const SourceLoc& from, std::vector<std::string>& chain) {
+  const std::string id = normalized(path);
+  if (std::find(chain.begin(), chain.end(), id) != chain.end()) {
+    std::string cycle;
+    for (const auto& c : chain) cycle += fs::path(c).filename().string() + " -> ";
+    cycle += fs::path(id).filename().string();
+    throw InputError(from, kExtendsKey, "extends cycle: " + cycle);
+  }
+  if (!fs::is_regular_file(path)) {
+    throw InputError(from, kExtendsKey, fmt::format("cannot open \"{}\"", path));
+  }
+  chain.push_back(id);
+  ConfigNode result = resolve(ConfigNode::load_file(path), path, chain);
+  chain.pop_back();
+  return result;
+}
+
+ConfigNode resolve(ConfigNode node, const std::string& file, std::vector<std::string>& chain) {
+  if (node.is_sequence()) {
+    for (auto& item : node.items()) item = resolve(std::move(item), file, chain);
+    return node;
+  }
+  if (!node.is_map()) return node;
+  // Children first, so a nested `extends:` is complete before this level merges over a base.
+  ConfigNode own = ConfigNode::map(node.loc());
+  const ConfigNode* extends = nullptr;
+  for (const auto& [key, value] : node.entries()) {
+    if (key == kExtendsKey) {
+      extends = &value;
+      continue;
+    }
+    ConfigNode child = resolve(value, file, chain);
+    child.set_key_loc(value.key_loc());
+    own.set(key, std::move(child));
+  }
+  if (!extends) return own;
+
+  std::vector<const ConfigNode*> bases;
+  if (extends->is_scalar()) {
+    bases.push_back(extends);
+  } else if (extends->is_sequence()) {
+    for (const auto& item : extends->items()) {
+      if (!item.is_scalar()) throw InputError(item.loc(), kExtendsKey, "expected a file name");
+      bases.push_back(&item);
+    }
+  } else {
+    throw InputError(extends->loc(), kExtendsKey, "expected a file name or a list of file names");
+  }
+  const fs::path dir = fs::path(file).parent_path();
+  ConfigNode merged = ConfigNode::map(node.loc());
+  for (const ConfigNode* base : bases) {
+    const std::string target = (dir / base->value()).string();
+    ConfigNode loaded = load_resolved(target, base->loc(), chain);
+    if (!loaded.is_map())
+      throw InputError(base->loc(), kExtendsKey, fmt::format("\"{}\" does not hold a mapping", base->value()));
+    merged.merge(loaded);
+  }
+  merged.merge(own);
+  return merged;
+}
+
+}  // namespace
+
+ConfigNode resolve_extends(ConfigNode node, const std::string& file) {
+  std::vector<std::string> chain{normalized(file)};
+  return resolve(std::move(node), file, chain);
+}
+
+ConfigNode load_config(const std::string& path) {
+  if (!fs::exists(path)) throw InputError(SourceLoc{path}, "", "no such file");
+  if (!fs::is_regular_file(path)) throw InputError(SourceLoc{path}, "", "not a regular file");
+  return resolve_extends(ConfigNode::load_file(path), path);
+}
+
+void apply_override(ConfigNode& root, const std::string& assignment) {
+  const std::string origin = "--set " + assignment;
+  const size_t eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError(SourceLoc{origin}, "", "expected key.path=value");
+  const std::string key_path(trim(std::string_view(assignment).substr(0, eq)));
+  const std::vector<std::string> keys = split(key_path, '.');
+  for (const auto& k : keys)
+    if (k.empty()) throw InputError(SourceLoc{origin}, key_path, "empty component in key path");
+  ConfigNode value = ConfigNode::parse(assignment.substr(eq + 1), origin);
+  value.relocate(SourceLoc{origin});
+  if (value.is_null() && trim(std::string_view(assignment).substr(eq + 1)).empty())
+    throw InputError(SourceLoc{origin}, key_path, "missing value after '='");
+
+  ConfigNode* node = &root;
+  std::string walked;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const std::string& k = keys[i];
+    walked += (walked.empty() ? "" : ".") + k;
+    const bool last = i + 1 == keys.size();
+    if (node->is_sequence()) {
+      size_t index = 0;
+      try {
+        index = std::stoul(k);
+      } catch (const std::exception&) {
+        throw InputError(SourceLoc{origin}, walked, "is a list; expected a numeric index");
+      }
+      if (index >= node->items().size())
+        throw InputError(SourceLoc{origin}, walked, fmt::format("index out of range (the list has {} items)", node->items().size()));
+      if (last) {
+        node->items()[index] = std::move(value);
+        return;
+      }
+      node = &node->items()[index];
+      continue;
+    }
+    if (!node->is_map() && !node->is_null())
+      throw InputError(SourceLoc{origin}, walked, fmt::format("cannot set a key inside {}", node->type_name()));
+    if (last) {
+      value.set_key_loc(SourceLoc{origin});
+      node->set(k, std::move(value));
+      return;
+    }
+    ConfigNode* next = node->find(k);
+    if (!next) next = &node->set(k, ConfigNode::map(SourceLoc{origin}));
+    node = next;
+  }
+}
+
+}  // namespace strata

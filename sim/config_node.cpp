@@ -1,0 +1,190 @@
+#include "sim/config_node.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+namespace strata {
+namespace {
+
+SourceLoc loc_of(const YAML::Mark& m, const std::string& origin) {
+  if (m.is_null()) return SourceLoc{origin, 0, 0};
+  return SourceLoc{origin, m.line + 1, m.column + 1};
+}
+
+}  // namespace
+
+ConfigNode ConfigNode::scalar(std::string value, SourceLoc loc) {
+  ConfigNode n;
+  n.type_ = Type::Scalar;
+  n.scalar_ = std::move(value);
+  n.loc_ = std::move(loc);
+  return n;
+}
+
+ConfigNode ConfigNode::map(SourceLoc loc) {
+  ConfigNode n;
+  n.type_ = Type::Map;
+  n.loc_ = std::move(loc);
+  return n;
+}
+
+const char* ConfigNode::type_name() const {
+  switch (type_) {
+    case Type::Null: return "null";
+    case Type::Scalar: return "a scalar";
+    case Type::Map: return "a mapping";
+    case Type::Sequence: return "a list";
+  }
+  return "?";
+}
+
+ConfigNode ConfigNode::from_yaml(const YAML::Node& n, const std::string& origin) {
+  ConfigNode out;
+  out.loc_ = loc_of(n.Mark(), origin);
+  switch (n.Type()) {
+    case YAML::NodeType::Undefined:
+    case YAML::NodeType::Null:
+      out.type_ = Type::Null;
+      break;
+    case YAML::NodeType::Scalar:
+      out.type_ = Type::Scalar;
+      out.scalar_ = n.Scalar();
+      break;
+    case YAML::NodeType::Sequence:
+      out.type_ = Type::Sequence;
+      for (const auto& item : n) out.items_.push_back(from_yaml(item, origin));
+      break;
+    case YAML::NodeType::Map:
+      out.type_ = Type::Map;
+      for (const auto& kv : n) {
+        const SourceLoc key_loc = loc_of(kv.first.Mark(), origin);
+        if (!kv.first.IsScalar()) throw InputError(key_loc, "", "mapping keys must be plain names");
+        const std::string key = kv.first.Scalar();
+        if (out.find(key)) throw InputError(key_loc, key, "duplicate key");
+        ConfigNode child = from_yaml(kv.second, origin);
+        // A key with no value ("key:") has no mark of its own; point at the key.
+        if (child.loc_.line == 0) child.loc_ = key_loc;
+        child.key_loc_ = key_loc;
+        out.entries_.emplace_back(key, std::move(child));
+      }
+      break;
+  }
+  return out;
+}
+
+ConfigNode ConfigNode::parse(const std::string& text, const std::string& origin) {
+  try {
+    return from_yaml(YAML::Load(text), origin);
+  } catch (const YAML::Exception& e) {
+    // e.msg is yaml-cpp's message without its own "line x, column y" prefix.
+    throw InputError(loc_of(e.mark, origin), "", "malformed YAML: " + e.msg);
+  }
+}
+
+ConfigNode ConfigNode::load_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(SourceLoc{path}, "", "cannot open file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse(text.str(), path);
+}
+
+void ConfigNode::relocate(const SourceLoc& loc) {
+  loc_ = loc;
+  key_loc_ = loc;
+  for (auto& [k, v] : entries_) v.relocate(loc);
+  for (auto& item : items_) item.relocate(loc);
+}
+
+const ConfigNode* ConfigNode::find(const std::string& key) const {
+  for (const auto& [k, v] : entries_)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+ConfigNode* ConfigNode::find(const std::string& key) {
+  for (auto& [k, v] : entries_)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+ConfigNode& ConfigNode::set(const std::string& key, ConfigNode value) {
+  if (type_ != Type::Map) {
+    type_ = Type::Map;
+    scalar_.clear();
+    items_.clear();
+  }
+  if (ConfigNode* existing = find(key)) {
+    SourceLoc key_loc = existing->key_loc_;
+    *existing = std::move(value);
+    if (existing->key_loc_.file.empty()) existing->key_loc_ = key_loc;
+    return *existing;
+  }
+  entries_.emplace_back(key, std::move(value));
+  return entries_.back().second;
+}
+
+bool ConfigNode::erase(const std::string& key) {
+  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    if (it->first == key) {
+      entries_.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+void ConfigNode::merge(const ConfigNode& overlay) {
+  if (!(is_map() && overlay.is_map())) {
+    *this = overlay;
+    return;
+  }
+  for (const auto& [key, value] : overlay.entries_) {
+    if (value.is_null()) {
+      erase(key);
+      continue;
+    }
+    ConfigNode* mine = find(key);
+    if (mine && mine->is_map() && value.is_map()) {
+      mine->merge(value);
+      mine->key_loc_ = value.key_loc_;
+    } else {
+      set(key, value);
+    }
+  }
+}
+
+void ConfigNode::emit(void* e) const {
+  auto& out = *static_cast<YAML::Emitter*>(e);
+  switch (type_) {
+    case Type::Null:
+      out << YAML::Null;
+      break;
+    case Type::Scalar:
+      out << scalar_;
+      break;
+    case Type::Sequence:
+      out << YAML::BeginSeq;
+      for (const auto& item : items_) item.emit(e);
+      out << YAML::EndSeq;
+      break;
+    case Type::Map:
+      out << YAML::BeginMap;
+      for (const auto& [k, v] : entries_) {
+        out << YAML::Key << k << YAML::Value;
+        v.emit(e);
+      }
+      out << YAML::EndMap;
+      break;
+  }
+}
+
+std::string ConfigNode::to_yaml() const {
+  YAML::Emitter out;
+  emit(&out);
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace strata

@@ -1,0 +1,76 @@
+#include "sim/experiment.h"
+
+#include <filesystem>
+
+#include "sim/config_loader.h"
+#include "sim/registry.h"
+
+namespace strata {
+
+const KindSpec& sim_section_spec() {
+  static const KindSpec spec = [] {
+    KindSpec s;
+    s.name = "sim";
+    s.category = "section";
+    s.description = "simulation options";
+    s.add(param::quantity("max_time", UnitFamily::Time,
+                          "stop after this much simulated time; 0 s runs the workload to completion")
+              .def("0 s")
+              .at_least("0 s"));
+    s.add(param::quantity("stats_window", UnitFamily::Time, "window of time-series statistics (bandwidth over time)")
+              .def("1 us")
+              .range("1 ps", "1000 s"));
+    s.add(param::boolean("timeline", "write timeline.json (Chrome trace format, opens in Perfetto)")
+              .def("false")
+              .no_effect_on_results());
+    s.add(param::integer("timeline_max_events", "events kept in timeline.json; later ones are counted as dropped")
+              .def("1000000")
+              .range("1", "1000000000")
+              .no_effect_on_results());
+    s.add(param::choice("progress", {"auto", "on", "off"},
+                        "progress on stderr: auto shows it on a terminal for runs longer than 2 s")
+              .def("auto")
+              .no_effect_on_results());
+    return s;
+  }();
+  return spec;
+}
+
+const KindSpec& experiment_spec() {
+  static const KindSpec spec = [] {
+    KindSpec s;
+    s.name = "experiment";
+    s.category = "section";
+    s.description = "an experiment: a design, a workload and simulation options";
+    s.add(param::string("name", "experiment name; results go to results/<name>/<config-hash>/").no_effect_on_results());
+    s.add(param::string("description", "free text").def("").no_effect_on_results());
+    s.add(param::integer("seed", "seed of every random stream in the run").def("1").range("0", "9223372036854775807"));
+    s.slot(SlotSpec{"sim", "simulation options", "section", "", false, &sim_section_spec()});
+    s.slot(SlotSpec{"hardware", "the design to simulate", "component", "", true, nullptr});
+    s.slot(SlotSpec{"workload", "the workload that runs on the design", "workload", "", true, nullptr});
+    return s;
+  }();
+  return spec;
+}
+
+ResolvedExperiment resolve_experiment(const std::string& path, const std::vector<std::string>& overrides,
+                                      const Registry& registry) {
+  ResolvedExperiment r;
+  r.source = path;
+  r.config = load_config(path);
+  if (!r.config.is_map())
+    throw InputError(r.config.loc().line ? r.config.loc() : SourceLoc{path}, "",
+                     "an experiment file must hold a mapping (name, hardware, workload, ...)");
+  for (const auto& o : overrides) apply_override(r.config, o);
+  if (!r.config.find("name")) {
+    r.config.set("name", ConfigNode::scalar(std::filesystem::path(path).stem().string(), SourceLoc{path}));
+  }
+  r.root = validate(r.config, experiment_spec(), "", registry);
+  r.name = r.root.params.string("name");
+  if (r.name.empty() || r.name.find('/') != std::string::npos || r.name == "." || r.name == "..")
+    throw InputError(r.root.params.where("name"), "name", "must be a non-empty name without '/'");
+  r.hash = config_hash(r.root);
+  return r;
+}
+
+}  // namespace strata

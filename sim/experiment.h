@@ -1,0 +1,38 @@
+// An experiment file: its schema, and resolution from file + overrides to a validated tree and
+// a config hash.
+//
+// Top-level keys (documented here, once):
+//   name         string   experiment name; names results/<name>/ (default: the file's stem)
+//   description  string   free text, kept in config.yaml (no effect on results or the hash)
+//   seed         int      seed of every random stream in the run (default 1)
+//   sim          section  simulation options, see sim_section_spec()
+//   hardware     kind     the design: a component kind with its parameters and children
+//   workload     kind     what runs on it: a workload kind with its parameters
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/config_node.h"
+#include "sim/schema.h"
+
+namespace strata {
+
+class Registry;
+
+const KindSpec& experiment_spec();
+const KindSpec& sim_section_spec();
+
+struct ResolvedExperiment {
+  std::string source;  // the experiment file as given
+  ConfigNode config;   // after extends, overrides and defaults: what config.yaml holds
+  ValidatedNode root;
+  std::string name;
+  std::string hash;  // 32 hex digits
+};
+
+// Loads, merges, overrides and validates; throws InputError (exit code 2) on any problem.
+ResolvedExperiment resolve_experiment(const std::string& path, const std::vector<std::string>& overrides,
+                                      const Registry& registry);
+
+}  // namespace strata

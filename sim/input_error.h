@@ -1,0 +1,37 @@
+// The one error type for bad user input (configs, traces, command lines). The CLI prints its
+// message as a single line and exits with code 2; nothing else in Strata uses exit code 2.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace strata {
+
+// Where a piece of input came from. line/column are 1-based; 0 means "not applicable" (a
+// command-line override, a whole file).
+struct SourceLoc {
+  std::string file;
+  int line = 0;
+  int column = 0;
+
+  // "file:line:col", "file:line" or "file".
+  std::string str() const;
+};
+
+class InputError : public std::runtime_error {
+ public:
+  // Formats "<loc>: <key>: <message>"; an empty key is left out.
+  InputError(const SourceLoc& loc, const std::string& key, const std::string& message);
+  const SourceLoc& loc() const { return loc_; }
+  const std::string& key() const { return key_; }
+
+ private:
+  SourceLoc loc_;
+  std::string key_;
+};
+
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitInternalError = 1;
+inline constexpr int kExitInterrupted = 130;
+
+}  // namespace strata

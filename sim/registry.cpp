@@ -1,0 +1,88 @@
+#include "sim/registry.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "sim/component.h"
+#include "sim/workload.h"
+
+namespace strata {
+
+void Registry::add(KindSpec spec, Entry entry) {
+  auto& category = entries_[spec.category];
+  if (category.count(spec.name)) throw std::logic_error("kind registered twice: " + spec.name);
+  const std::string name = spec.name;
+  entry.spec = std::make_unique<KindSpec>(std::move(spec));
+  category.emplace(name, std::move(entry));
+}
+
+void Registry::add_component(KindSpec spec, ComponentFactory factory) {
+  spec.category = "component";
+  Entry e;
+  e.component = std::move(factory);
+  add(std::move(spec), std::move(e));
+}
+
+void Registry::add_workload(KindSpec spec, WorkloadFactory factory) {
+  spec.category = "workload";
+  Entry e;
+  e.workload = std::move(factory);
+  add(std::move(spec), std::move(e));
+}
+
+const KindSpec* Registry::find(const std::string& category, const std::string& name) const {
+  auto c = entries_.find(category);
+  if (c == entries_.end()) return nullptr;
+  auto e = c->second.find(name);
+  return e == c->second.end() ? nullptr : e->second.spec.get();
+}
+
+std::vector<std::string> Registry::names(const std::string& category) const {
+  std::vector<std::string> out;
+  if (auto c = entries_.find(category); c != entries_.end())
+    for (const auto& [name, entry] : c->second) out.push_back(name);
+  return out;
+}
+
+std::vector<const KindSpec*> Registry::kinds(const std::string& category) const {
+  std::vector<const KindSpec*> out;
+  if (auto c = entries_.find(category); c != entries_.end())
+    for (const auto& [name, entry] : c->second) out.push_back(entry.spec.get());
+  return out;
+}
+
+std::unique_ptr<Component> Registry::make_component(const char* name, const ValidatedNode& cfg, SimContext& ctx) const {
+  const auto& entry = entries_.at("component").at(cfg.spec->name);
+  return entry.component(name, cfg, ctx);
+}
+
+std::unique_ptr<Workload> Registry::make_workload(const ValidatedNode& cfg, SimContext& ctx) const {
+  const auto& entry = entries_.at("workload").at(cfg.spec->name);
+  return entry.workload(cfg, ctx);
+}
+
+std::string describe_kind(const KindSpec& spec) {
+  std::string out = fmt::format("{} ({}): {}\n", spec.name, spec.category, spec.description);
+  if (!spec.roles.empty()) {
+    out += "  provides:";
+    for (const auto& r : spec.roles) out += " " + r;
+    out += "\n";
+  }
+  for (const auto& p : spec.params) {
+    std::string constraint;
+    if (p.required()) constraint = "required";
+    else constraint = "default " + (p.default_text->empty() ? std::string("\"\"") : *p.default_text);
+    if (!p.min_text.empty() && !p.max_text.empty()) constraint += fmt::format(", range [{}, {}]", p.min_text, p.max_text);
+    else if (!p.min_text.empty()) constraint += fmt::format(", at least {}", p.min_text);
+    out += fmt::format("  {:<18} {:<12} {}  ({})\n", p.name, p.type_label(), p.description, constraint);
+  }
+  for (const auto& s : spec.slots) {
+    std::string what = s.fixed ? "section" : ("a " + s.category + (s.role.empty() ? "" : " providing " + s.role));
+    out += fmt::format("  {:<18} {:<12} {}  ({}{})\n", s.name, "<" + std::string(s.fixed ? "section" : "kind") + ">",
+                       s.description, what, s.required ? ", required" : "");
+  }
+  return out;
+}
+
+}  // namespace strata

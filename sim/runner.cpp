@@ -1,0 +1,160 @@
+#include "sim/runner.h"
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+#include <systemc>
+
+#include "sim/component.h"
+#include "sim/registry.h"
+#include "sim/results_writer.h"
+#include "sim/workload.h"
+
+namespace fs = std::filesystem;
+
+namespace strata {
+namespace {
+
+// Removes a half-written timeline (and a directory this run created) unless the run completed.
+class OutputGuard {
+ public:
+  explicit OutputGuard(std::string dir) : dir_(std::move(dir)) {}
+  ~OutputGuard() {
+    if (committed_) return;
+    std::error_code ec;
+    if (!temp_.empty()) fs::remove(temp_, ec);
+    if (created_ && fs::is_empty(dir_, ec)) fs::remove(dir_, ec);
+  }
+  void ensure_dir() {
+    if (!fs::exists(dir_)) {
+      fs::create_directories(dir_);
+      created_ = true;
+    }
+  }
+  void set_temp(std::string t) { temp_ = std::move(t); }
+  void commit() { committed_ = true; }
+
+ private:
+  std::string dir_, temp_;
+  bool created_ = false, committed_ = false;
+};
+
+nlohmann::ordered_json build_summary(const ResolvedExperiment& exp, const SimContext& ctx, const std::string& status,
+                                     double wall_s) {
+  const StatsRegistry& stats = ctx.stats();
+  nlohmann::ordered_json s;
+  s["experiment"] = exp.name;
+  s["config_hash"] = exp.hash;
+  s["status"] = status;
+  s["simulated_time_s"] = stats.at("totals.simulated_time").value();
+  s["wall_time_s"] = wall_s;
+  s["energy_j"] = stats.at("totals.energy").value();
+  s["area_mm2"] = stats.at("totals.area").value();
+  s["avg_power_w"] = stats.at("totals.avg_power").value();
+  for (const auto& f : ctx.summary_fields()) {
+    const Stat& stat = stats.at(f.stat);
+    const double v = stat.field(f.field) * f.scale;
+    // Counts stay integers in JSON.
+    const bool count = f.scale == 1 && (f.field == "count" || (f.field == "value" && std::string(stat.type()) == "counter"));
+    if (count) s[f.key] = static_cast<std::uint64_t>(v);
+    else s[f.key] = v;
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string default_result_dir(const ResolvedExperiment& exp) {
+  return (fs::path("results") / exp.name / exp.hash.substr(0, 16)).string();
+}
+
+RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry, const RunOptions& options) {
+  const Params& sim = exp.root.child("sim").params;
+  RunResult result;
+  result.dir = options.output_dir.value_or(default_result_dir(exp));
+  OutputGuard guard(result.dir);
+
+  SimContext ctx(registry, static_cast<std::uint64_t>(exp.root.params.integer("seed")), sim.quantity("stats_window"));
+  const std::string timeline_path = (fs::path(result.dir) / "timeline.json").string();
+  const bool timeline = options.timeline.value_or(sim.flag("timeline"));
+  if (timeline) {
+    guard.ensure_dir();
+    guard.set_temp(temporary_path(timeline_path));
+    ctx.timeline().open(temporary_path(timeline_path), static_cast<std::uint64_t>(sim.integer("timeline_max_events")));
+  }
+
+  // Elaboration: the hardware tree, then the workload's drivers bound to it.
+  std::unique_ptr<Component> hardware = registry.make_component("hardware", exp.root.child("hardware"), ctx);
+  std::unique_ptr<Workload> workload = registry.make_workload(exp.root.child("workload"), ctx);
+  workload->bind(*hardware);
+
+  // Simulate in chunks of simulated time so progress can be shown and interrupts honoured;
+  // the chunk adapts to about 0.1 s of wall time. Starvation ends a chunk early without
+  // advancing time, so the end time is the time of the last event.
+  ProgressReporter progress(options.progress.value_or(parse_progress_mode(sim.string("progress"))));
+  const double max_time = sim.quantity("max_time");
+  const sc_core::sc_time limit =
+      max_time > 0 ? sc_core::sc_time(max_time, sc_core::SC_SEC) : sc_core::sc_max_time();
+  sc_core::sc_time chunk(1, sc_core::SC_US);
+  std::string status = "complete";
+  const auto wall_start = std::chrono::steady_clock::now();
+  while (true) {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    if (now >= limit) {
+      status = "time_limit";
+      break;
+    }
+    const sc_core::sc_time step = (limit - now) < chunk ? (limit - now) : chunk;
+    const auto t0 = std::chrono::steady_clock::now();
+    sc_core::sc_start(step, sc_core::SC_EXIT_ON_STARVATION);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (wall < 0.05 && chunk < sc_core::sc_time(1, sc_core::SC_SEC)) chunk = chunk * 2;
+    else if (wall > 0.2 && chunk > sc_core::sc_time(1, sc_core::SC_NS)) chunk = chunk / 2;
+    progress.update(sc_core::sc_time_stamp().to_seconds(), workload->progress());
+    if (ctx.failure() || workload->finished() || !sc_core::sc_pending_activity()) break;
+    if (options.interrupt && options.interrupt->load()) {
+      result.interrupted = true;
+      break;
+    }
+  }
+  progress.finish();
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (ctx.failure()) throw *ctx.failure();
+  if (result.interrupted) return result;
+  if (status == "complete" && !workload->finished())
+    throw std::runtime_error("the simulation ran out of events before the workload finished (a deadlock in the design)");
+
+  // Accounting and totals, then the files; summary.json last.
+  const sc_core::sc_time end = sc_core::sc_time_stamp();
+  double energy = 0, area = 0;
+  for (Component* c : ctx.components()) c->finalize(end);
+  for (Component* c : ctx.components()) {
+    const auto [e, a] = c->close_accounting(end);
+    energy += e;
+    area += a;
+  }
+  StatsRegistry& stats = ctx.stats();
+  stats.scalar("totals.simulated_time", "s", "simulated time at the last event").set(end.to_seconds());
+  stats.scalar("totals.energy", "J", "energy of all components").set(energy);
+  stats.scalar("totals.area", "mm2", "area of all components").set(area);
+  stats.scalar("totals.avg_power", "W", "energy over simulated time").set(end.to_seconds() > 0 ? energy / end.to_seconds() : 0);
+  ctx.timeline().close();
+
+  result.summary = build_summary(exp, ctx, status, wall_s);
+  guard.ensure_dir();
+  const fs::path dir(result.dir);
+  std::error_code ec;
+  fs::remove(dir / "summary.json", ec);  // an older complete result must not outlive this one's files
+  write_file_atomic((dir / "config.yaml").string(),
+                    fmt::format("# Resolved configuration of {}\n# config hash {}\n{}", exp.source, exp.hash,
+                                exp.config.to_yaml()));
+  write_file_atomic((dir / "stats.json").string(), stats.to_json().dump(1) + "\n");
+  if (timeline) fs::rename(temporary_path(timeline_path), timeline_path);
+  write_file_atomic((dir / "summary.json").string(), result.summary.dump(2) + "\n");
+  guard.commit();
+  return result;
+}
+
+}  // namespace strata

@@ -1,0 +1,42 @@
+// Runs one resolved experiment in this process (SystemC elaborates once per process) and
+// writes its result directory:
+//   config.yaml    the resolved configuration (extends, overrides and defaults applied)
+//   stats.json     every statistic, nested by hierarchical name; byte-identical across reruns
+//   timeline.json  on request (sim.timeline or --timeline): Chrome trace events for Perfetto
+//   summary.json   headline figures; written last, so its presence marks a complete result
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/experiment.h"
+#include "sim/progress.h"
+
+namespace strata {
+
+class Registry;
+
+struct RunOptions {
+  std::optional<std::string> output_dir;  // default results/<name>/<first 16 hash digits>
+  std::optional<bool> timeline;           // overrides sim.timeline
+  std::optional<ProgressMode> progress;   // overrides sim.progress
+  const std::atomic<bool>* interrupt = nullptr;  // set asynchronously (SIGINT) to stop
+};
+
+struct RunResult {
+  std::string dir;
+  nlohmann::ordered_json summary;
+  bool interrupted = false;  // nothing was written
+};
+
+// Default result directory of an experiment.
+std::string default_result_dir(const ResolvedExperiment& exp);
+
+// Throws InputError for problems found during elaboration or simulation (exit code 2); writes
+// nothing unless the run completes.
+RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry, const RunOptions& options);
+
+}  // namespace strata

@@ -1,0 +1,386 @@
+#include "sim/schema.h"
+
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <xxhash.h>
+
+#include "sim/registry.h"
+#include "sim/text.h"
+
+namespace fs = std::filesystem;
+
+namespace strata {
+
+// ---------------------------------------------------------------------------------------------
+// ParamSpec builders
+
+namespace {
+
+ParamSpec make(std::string name, ParamType type, std::string description) {
+  ParamSpec p;
+  p.name = std::move(name);
+  p.type = type;
+  p.description = std::move(description);
+  return p;
+}
+
+std::string hex128(XXH128_hash_t h) { return fmt::format("{:016x}{:016x}", h.high64, h.low64); }
+
+// Parses a bound or value written for a numeric param (Int, Float or Quantity).
+double parse_numeric(const ParamSpec& p, std::string_view text) {
+  if (p.type == ParamType::Quantity) return parse_quantity(text, p.family);
+  const std::string_view s = trim(text);
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) throw UnitError(fmt::format("\"{}\" is not a number", s));
+  return v;
+}
+
+}  // namespace
+
+namespace param {
+ParamSpec boolean(std::string name, std::string d) { return make(std::move(name), ParamType::Bool, std::move(d)); }
+ParamSpec integer(std::string name, std::string d) { return make(std::move(name), ParamType::Int, std::move(d)); }
+ParamSpec real(std::string name, std::string d) { return make(std::move(name), ParamType::Float, std::move(d)); }
+ParamSpec string(std::string name, std::string d) { return make(std::move(name), ParamType::String, std::move(d)); }
+ParamSpec path(std::string name, std::string d) { return make(std::move(name), ParamType::Path, std::move(d)); }
+ParamSpec choice(std::string name, std::vector<std::string> choices, std::string d) {
+  ParamSpec p = make(std::move(name), ParamType::Enum, std::move(d));
+  p.choices = std::move(choices);
+  return p;
+}
+ParamSpec quantity(std::string name, UnitFamily family, std::string d) {
+  ParamSpec p = make(std::move(name), ParamType::Quantity, std::move(d));
+  p.family = family;
+  return p;
+}
+}  // namespace param
+
+ParamSpec& ParamSpec::def(std::string text) {
+  default_text = std::move(text);
+  return *this;
+}
+
+ParamSpec& ParamSpec::range(const std::string& lo, const std::string& hi) {
+  at_least(lo);
+  max = parse_numeric(*this, hi);
+  max_text = hi;
+  return *this;
+}
+
+ParamSpec& ParamSpec::at_least(const std::string& lo) {
+  min = parse_numeric(*this, lo);
+  min_text = lo;
+  return *this;
+}
+
+ParamSpec& ParamSpec::no_effect_on_results() {
+  affects_results = false;
+  return *this;
+}
+
+std::string ParamSpec::type_label() const {
+  switch (type) {
+    case ParamType::Bool: return "bool";
+    case ParamType::Int: return "int";
+    case ParamType::Float: return "float";
+    case ParamType::String: return "string";
+    case ParamType::Path: return "path";
+    case ParamType::Quantity: return family_name(family);
+    case ParamType::Enum: {
+      std::string s = "enum{";
+      for (size_t i = 0; i < choices.size(); ++i) s += (i ? "|" : "") + choices[i];
+      return s + "}";
+    }
+  }
+  return "?";
+}
+
+KindSpec& KindSpec::add(ParamSpec p) {
+  params.push_back(std::move(p));
+  return *this;
+}
+KindSpec& KindSpec::slot(SlotSpec s) {
+  slots.push_back(std::move(s));
+  return *this;
+}
+KindSpec& KindSpec::provides(std::string role) {
+  roles.push_back(std::move(role));
+  return *this;
+}
+KindSpec& KindSpec::with_clock() {
+  clocked = true;
+  return add(param::quantity("clock", UnitFamily::Frequency,
+                             "clock of this component; inherited from the enclosing component when absent")
+                 .def("1 GHz")
+                 .range("1 kHz", "100 GHz"));
+}
+
+const ParamSpec* KindSpec::find_param(const std::string& n) const {
+  for (const auto& p : params)
+    if (p.name == n) return &p;
+  return nullptr;
+}
+const SlotSpec* KindSpec::find_slot(const std::string& n) const {
+  for (const auto& s : slots)
+    if (s.name == n) return &s;
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Params
+
+const ParamValue& Params::get(const std::string& name, ParamType type) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) throw std::logic_error("parameter not declared or not set: " + name);
+  if (it->second.spec->type != type) throw std::logic_error("parameter read with the wrong type: " + name);
+  return it->second;
+}
+bool Params::flag(const std::string& n) const { return get(n, ParamType::Bool).boolean; }
+std::int64_t Params::integer(const std::string& n) const { return get(n, ParamType::Int).integer; }
+double Params::real(const std::string& n) const { return get(n, ParamType::Float).number; }
+double Params::quantity(const std::string& n) const { return get(n, ParamType::Quantity).number; }
+const std::string& Params::path(const std::string& n) const { return get(n, ParamType::Path).text; }
+const std::string& Params::string(const std::string& n) const {
+  auto it = values_.find(n);
+  if (it == values_.end()) throw std::logic_error("parameter not declared or not set: " + n);
+  if (it->second.spec->type != ParamType::String && it->second.spec->type != ParamType::Enum)
+    throw std::logic_error("parameter read with the wrong type: " + n);
+  return it->second.text;
+}
+const SourceLoc& Params::where(const std::string& n) const {
+  auto it = values_.find(n);
+  if (it == values_.end()) throw std::logic_error("parameter not declared or not set: " + n);
+  return it->second.loc;
+}
+
+const ValidatedNode& ValidatedNode::child(const std::string& slot) const {
+  auto it = children.find(slot);
+  if (it == children.end()) throw std::logic_error(fmt::format("{}: no child '{}'", path, slot));
+  return it->second;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+namespace {
+
+std::string join_path(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+
+ParamValue parse_value(const ParamSpec& spec, const ConfigNode& node, const std::string& key) {
+  ParamValue v;
+  v.spec = &spec;
+  v.loc = node.loc();
+  if (!node.is_scalar())
+    throw InputError(node.loc(), key, fmt::format("expected {}, got {}", spec.type_label(), node.type_name()));
+  const std::string& s = node.value();
+  switch (spec.type) {
+    case ParamType::Bool: {
+      const std::string l = lower(s);
+      if (l == "true") v.boolean = true;
+      else if (l == "false") v.boolean = false;
+      else throw InputError(node.loc(), key, fmt::format("expected true or false, got \"{}\"", s));
+      v.number = v.boolean ? 1 : 0;
+      break;
+    }
+    case ParamType::Int: {
+      const std::string_view t = trim(s);
+      auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v.integer);
+      if (ec == std::errc::result_out_of_range)
+        throw InputError(node.loc(), key, fmt::format("integer \"{}\" does not fit in 64 bits", s));
+      if (ec != std::errc() || ptr != t.data() + t.size())
+        throw InputError(node.loc(), key, fmt::format("expected an integer, got \"{}\"", s));
+      v.number = static_cast<double>(v.integer);
+      break;
+    }
+    case ParamType::Float:
+    case ParamType::Quantity:
+      try {
+        v.number = parse_numeric(spec, s);
+      } catch (const UnitError& e) {
+        throw InputError(node.loc(), key, e.what());
+      }
+      if (!std::isfinite(v.number)) throw InputError(node.loc(), key, "not a finite number");
+      break;
+    case ParamType::String:
+      v.text = s;
+      break;
+    case ParamType::Enum: {
+      for (const auto& c : spec.choices)
+        if (c == s) v.text = s;
+      if (v.text.empty()) {
+        std::string msg = fmt::format("\"{}\" is not one of {}", s, spec.type_label().substr(4));
+        if (auto best = closest_match(s, spec.choices)) msg += fmt::format(" (did you mean \"{}\"?)", *best);
+        throw InputError(node.loc(), key, msg);
+      }
+      break;
+    }
+    case ParamType::Path: {
+      if (trim(s).empty()) throw InputError(node.loc(), key, "empty file name");
+      fs::path p(s);
+      // Relative to the file that wrote it, so presets can ship their data next to them.
+      if (p.is_relative() && node.loc().line > 0) p = fs::path(node.loc().file).parent_path() / p;
+      p = fs::absolute(p).lexically_normal();
+      if (!fs::exists(p)) throw InputError(node.loc(), key, fmt::format("no such file \"{}\"", s));
+      if (!fs::is_regular_file(p)) throw InputError(node.loc(), key, fmt::format("\"{}\" is not a regular file", s));
+      v.text = p.string();
+      break;
+    }
+  }
+  if (spec.min && v.number < *spec.min) {
+    throw InputError(node.loc(), key,
+                     spec.max ? fmt::format("{} is out of range [{}, {}]", s, spec.min_text, spec.max_text)
+                              : fmt::format("{} is below the minimum {}", s, spec.min_text));
+  }
+  if (spec.max && v.number > *spec.max)
+    throw InputError(node.loc(), key, fmt::format("{} is out of range [{}, {}]", s, spec.min_text, spec.max_text));
+  return v;
+}
+
+[[noreturn]] void unknown_key(const KindSpec& spec, const std::string& key, const ConfigNode& value,
+                              const std::string& key_path, bool allows_kind) {
+  std::vector<std::string> known;
+  for (const auto& p : spec.params) known.push_back(p.name);
+  for (const auto& s : spec.slots) known.push_back(s.name);
+  if (allows_kind) known.push_back("kind");
+  std::string msg = spec.category == "section" ? fmt::format("unknown key '{}'", key)
+                                               : fmt::format("unknown key '{}' for kind {}", key, spec.name);
+  if (auto best = closest_match(key, known)) msg += fmt::format(" (did you mean '{}'?)", *best);
+  throw InputError(value.key_loc(), key_path, msg);
+}
+
+const KindSpec& lookup_kind(const ConfigNode& node, const SlotSpec& slot, const std::string& path, const Registry& registry) {
+  const ConfigNode* kind = node.find("kind");
+  const std::vector<std::string> names = registry.names(slot.category);
+  std::string options;
+  for (const auto& n : names) options += (options.empty() ? "" : ", ") + n;
+  if (!kind)
+    throw InputError(node.key_loc(), path, fmt::format("missing required key 'kind' (one of: {})", options));
+  if (!kind->is_scalar()) throw InputError(kind->loc(), join_path(path, "kind"), "expected a kind name");
+  const KindSpec* spec = registry.find(slot.category, kind->value());
+  if (!spec) {
+    std::string msg = fmt::format("unknown {} kind '{}'", slot.category, kind->value());
+    if (auto best = closest_match(kind->value(), names)) msg += fmt::format(" (did you mean '{}'?)", *best);
+    else msg += fmt::format(" (known: {})", options);
+    throw InputError(kind->loc(), join_path(path, "kind"), msg);
+  }
+  if (!slot.role.empty()) {
+    bool ok = false;
+    for (const auto& r : spec->roles) ok = ok || r == slot.role;
+    if (!ok)
+      throw InputError(kind->loc(), join_path(path, "kind"),
+                       fmt::format("kind '{}' cannot be used here: this slot needs a {}", spec->name, slot.role));
+  }
+  return *spec;
+}
+
+}  // namespace
+
+ValidatedNode validate(ConfigNode& node, const KindSpec& spec, const std::string& path, const Registry& registry,
+                       const std::string& parent_clock) {
+  const bool has_kind_key = spec.category != "section";
+  if (node.is_null()) node = ConfigNode::map(node.loc());
+  if (!node.is_map()) throw InputError(node.loc(), path, fmt::format("expected a mapping, got {}", node.type_name()));
+
+  ValidatedNode out;
+  out.path = path;
+  out.spec = &spec;
+  out.loc = node.key_loc();
+
+  for (auto& [key, value] : node.entries()) {
+    const std::string key_path = join_path(path, key);
+    if (has_kind_key && key == "kind") continue;
+    if (const ParamSpec* p = spec.find_param(key)) {
+      ParamValue v = parse_value(*p, value, key_path);
+      if (p->type == ParamType::Path) value = ConfigNode::scalar(v.text, value.loc());
+      out.params.set(key, std::move(v));
+      continue;
+    }
+    if (spec.find_slot(key)) continue;  // validated below, in declaration order
+    unknown_key(spec, key, value, key_path, has_kind_key);
+  }
+
+  // Defaults, inherited clocks and missing required keys.
+  for (const auto& p : spec.params) {
+    if (out.params.has(p.name)) continue;
+    std::string text;
+    if (p.name == "clock" && spec.clocked && !parent_clock.empty()) text = parent_clock;
+    else if (p.default_text) text = *p.default_text;
+    else
+      throw InputError(node.key_loc(), path.empty() ? p.name : path,
+                       fmt::format("missing required key '{}' ({})", p.name, p.description));
+    if (p.type == ParamType::Path && text.empty()) continue;  // optional file, not given
+    ConfigNode def = ConfigNode::scalar(text, SourceLoc{"<default of " + join_path(path, p.name) + ">"});
+    out.params.set(p.name, parse_value(p, def, join_path(path, p.name)));
+    node.set(p.name, std::move(def));
+  }
+
+  const std::string clock_text = spec.clocked ? node.find("clock")->value() : parent_clock;
+  for (const auto& slot : spec.slots) {
+    const std::string key_path = join_path(path, slot.name);
+    ConfigNode* child = node.find(slot.name);
+    if (!child) {
+      if (slot.required) {
+        throw InputError(node.key_loc(), path.empty() ? slot.name : path,
+                         fmt::format("missing required key '{}' ({})", slot.name, slot.description));
+      }
+      if (!slot.fixed) continue;
+      child = &node.set(slot.name, ConfigNode::map(SourceLoc{"<default of " + key_path + ">"}));
+    }
+    if (slot.fixed) {
+      out.children.emplace(slot.name, validate(*child, *slot.fixed, key_path, registry, clock_text));
+    } else {
+      if (!child->is_map())
+        throw InputError(child->loc(), key_path, fmt::format("expected a mapping with a 'kind', got {}", child->type_name()));
+      const KindSpec& kind = lookup_kind(*child, slot, key_path, registry);
+      out.children.emplace(slot.name, validate(*child, kind, key_path, registry, clock_text));
+    }
+  }
+  return out;
+}
+
+nlohmann::json ValidatedNode::canonical() const {
+  nlohmann::json j = nlohmann::json::object();
+  if (spec->category != "section") j["kind"] = spec->name;
+  for (const auto& [name, v] : params.values()) {
+    if (!v.spec->affects_results) continue;
+    switch (v.spec->type) {
+      case ParamType::Bool: j[name] = v.boolean; break;
+      case ParamType::Int: j[name] = v.integer; break;
+      case ParamType::Float:
+      case ParamType::Quantity: j[name] = v.number; break;
+      case ParamType::String:
+      case ParamType::Enum: j[name] = v.text; break;
+      case ParamType::Path: j[name] = "xxh3:" + file_hash(v.text); break;
+    }
+  }
+  for (const auto& [name, child] : children) j[name] = child.canonical();
+  return j;
+}
+
+std::string config_hash(const ValidatedNode& root) {
+  const std::string text = root.canonical().dump();
+  return hex128(XXH3_128bits(text.data(), text.size()));
+}
+
+std::string file_hash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(SourceLoc{path}, "", "cannot open file");
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_128bits_reset(state);
+  std::vector<char> buf(1 << 20);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    XXH3_128bits_update(state, buf.data(), static_cast<size_t>(in.gcount()));
+  }
+  const XXH128_hash_t h = XXH3_128bits_digest(state);
+  XXH3_freeState(state);
+  return hex128(h);
+}
+
+}  // namespace strata

@@ -1,0 +1,141 @@
+// Parameter schemas: what keys a component kind (or a fixed config section) accepts, with type,
+// unit, default, allowed range and a one-line description; and validation of a config tree
+// against them before anything is elaborated.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/config_node.h"
+#include "sim/units.h"
+
+namespace strata {
+
+enum class ParamType { Bool, Int, Float, String, Enum, Path, Quantity };
+
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::String;
+  UnitFamily family = UnitFamily::Time;  // Quantity only
+  std::string description;
+  std::optional<std::string> default_text;  // in config syntax; nullopt means required
+  std::optional<double> min, max;           // in base units (Int, Float, Quantity)
+  std::string min_text, max_text;           // as written, for messages and `strata list`
+  std::vector<std::string> choices;         // Enum only
+  bool affects_results = true;              // false: left out of the config hash
+
+  ParamSpec& def(std::string text);
+  ParamSpec& range(const std::string& lo, const std::string& hi);
+  ParamSpec& at_least(const std::string& lo);
+  ParamSpec& no_effect_on_results();
+  std::string type_label() const;  // "int", "time", "enum{a|b}", ...
+  bool required() const { return !default_text.has_value(); }
+};
+
+// Builders, one per type: param::time("latency", "access latency").def("50 ns").
+namespace param {
+ParamSpec boolean(std::string name, std::string description);
+ParamSpec integer(std::string name, std::string description);
+ParamSpec real(std::string name, std::string description);
+ParamSpec string(std::string name, std::string description);
+ParamSpec choice(std::string name, std::vector<std::string> choices, std::string description);
+ParamSpec path(std::string name, std::string description);
+ParamSpec quantity(std::string name, UnitFamily family, std::string description);
+}  // namespace param
+
+struct KindSpec;
+
+// A named sub-node: either a fixed section (`fixed` set, no `kind:` key) or a pluggable child
+// whose `kind:` is looked up in the registry under `category`, and must provide `role`.
+struct SlotSpec {
+  std::string name;
+  std::string description;
+  std::string category;  // "component" or "workload"
+  std::string role;      // required role of the child kind; empty = any
+  bool required = true;
+  const KindSpec* fixed = nullptr;
+};
+
+struct KindSpec {
+  std::string name;
+  std::string category;     // "component", "workload" or "section"
+  std::string description;  // one line
+  std::vector<ParamSpec> params;
+  std::vector<SlotSpec> slots;
+  std::vector<std::string> roles;  // what this kind can be plugged in as
+  bool clocked = false;            // adds `clock`, inherited from the parent when absent
+
+  KindSpec& add(ParamSpec p);
+  KindSpec& slot(SlotSpec s);
+  KindSpec& provides(std::string role);
+  KindSpec& with_clock();
+  const ParamSpec* find_param(const std::string& name) const;
+  const SlotSpec* find_slot(const std::string& name) const;
+};
+
+// One validated parameter value.
+struct ParamValue {
+  const ParamSpec* spec = nullptr;
+  bool boolean = false;
+  std::int64_t integer = 0;
+  double number = 0;  // Float, Quantity (base units), and Int as a double
+  std::string text;   // String, Enum, Path (absolute)
+  SourceLoc loc;
+};
+
+// The validated parameters of one node, with typed accessors. Asking for a parameter the kind
+// did not declare is a programming error (std::logic_error).
+class Params {
+ public:
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  bool flag(const std::string& name) const;
+  std::int64_t integer(const std::string& name) const;
+  double real(const std::string& name) const;
+  // A quantity in its family's base unit (Hz, s, B, B/s, J, W, mm2, ...).
+  double quantity(const std::string& name) const;
+  const std::string& string(const std::string& name) const;
+  const std::string& path(const std::string& name) const;
+  const SourceLoc& where(const std::string& name) const;
+  void set(const std::string& name, ParamValue v) { values_[name] = std::move(v); }
+  const std::map<std::string, ParamValue>& values() const { return values_; }
+
+ private:
+  const ParamValue& get(const std::string& name, ParamType type) const;
+  std::map<std::string, ParamValue> values_;
+};
+
+class Registry;
+
+// A config node after validation: its kind, typed params and validated children.
+struct ValidatedNode {
+  std::string path;  // dotted key path, e.g. "hardware.memory"
+  const KindSpec* spec = nullptr;
+  SourceLoc loc;
+  Params params;
+  std::map<std::string, ValidatedNode> children;
+
+  const ValidatedNode& child(const std::string& slot) const;
+  bool has_child(const std::string& slot) const { return children.count(slot) != 0; }
+  // The canonical, path-independent form that the config hash is taken over: sorted keys,
+  // quantities in base units, files by content hash, no-effect parameters left out.
+  nlohmann::json canonical() const;
+};
+
+// Validates `node` against `spec`, filling in defaults (and inherited clocks) in `node` itself
+// so the resolved config echoes every parameter. Throws InputError naming file, line, column
+// and key path for the first problem found.
+ValidatedNode validate(ConfigNode& node, const KindSpec& spec, const std::string& path, const Registry& registry,
+                       const std::string& parent_clock = "");
+
+// The experiment's config hash: XXH3-128 of canonical().dump(), as 32 hex digits.
+std::string config_hash(const ValidatedNode& root);
+
+// XXH3-128 of a file's bytes as 32 hex digits (streams; memory use is constant).
+std::string file_hash(const std::string& path);
+
+}  // namespace strata

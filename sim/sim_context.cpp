@@ -1,0 +1,22 @@
+#include "sim/sim_context.h"
+
+#include <xxhash.h>
+
+namespace strata {
+
+SimContext::SimContext(const Registry& registry, std::uint64_t seed, double stats_window_s)
+    : registry_(registry), seed_(seed), stats_window_s_(stats_window_s) {}
+
+std::mt19937_64 SimContext::rng(const std::string& stream) const {
+  return std::mt19937_64(XXH3_64bits_withSeed(stream.data(), stream.size(), seed_));
+}
+
+void SimContext::report(std::string key, std::string stat, std::string field, double scale) {
+  summary_.push_back(SummaryField{std::move(key), std::move(stat), std::move(field), scale});
+}
+
+void SimContext::fail(const InputError& e) {
+  if (!failure_) failure_ = e;
+}
+
+}  // namespace strata

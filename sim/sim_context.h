@@ -1,0 +1,70 @@
+// Everything one simulation shares: the registry it was built from, statistics, the timeline,
+// the seed, summary fields, and input errors raised inside SystemC processes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "sim/input_error.h"
+#include "sim/stats.h"
+#include "sim/timeline.h"
+
+namespace strata {
+
+class Registry;
+class Component;
+
+// A headline figure of summary.json, read from a statistic at the end of the run.
+struct SummaryField {
+  std::string key;    // e.g. "avg_latency_ns"
+  std::string stat;   // e.g. "workload.latency"
+  std::string field;  // e.g. "mean", "p99", "value"
+  double scale = 1;   // multiplies the stat's value (unit conversion)
+};
+
+class SimContext {
+ public:
+  SimContext(const Registry& registry, std::uint64_t seed, double stats_window_s);
+
+  const Registry& registry() const { return registry_; }
+  StatsRegistry& stats() { return stats_; }
+  const StatsRegistry& stats() const { return stats_; }
+  Timeline& timeline() { return timeline_; }
+  std::uint64_t seed() const { return seed_; }
+  // Window of time-series statistics (sim.stats_window).
+  double stats_window_s() const { return stats_window_s_; }
+
+  // An independent, reproducible random stream per name: the same seed and name give the same
+  // sequence whatever else the design creates. Use Boost.Random distributions with it (the
+  // std:: distributions differ between standard libraries).
+  std::mt19937_64 rng(const std::string& stream) const;
+
+  // Components register themselves so the runner can finalize them and total energy and area.
+  void add_component(Component* c) { components_.push_back(c); }
+  const std::vector<Component*>& components() const { return components_; }
+
+  // Declares a summary.json figure.
+  void report(std::string key, std::string stat, std::string field = "value", double scale = 1);
+  const std::vector<SummaryField>& summary_fields() const { return summary_; }
+
+  // Input errors found while simulating (a corrupt trace line read on demand) cannot unwind
+  // through the SystemC kernel cleanly: the process records the first one and stops issuing
+  // work, and the runner raises it after sc_start returns.
+  void fail(const InputError& e);
+  const std::optional<InputError>& failure() const { return failure_; }
+
+ private:
+  const Registry& registry_;
+  std::uint64_t seed_;
+  double stats_window_s_;
+  StatsRegistry stats_;
+  Timeline timeline_;
+  std::vector<Component*> components_;
+  std::vector<SummaryField> summary_;
+  std::optional<InputError> failure_;
+};
+
+}  // namespace strata

@@ -1,0 +1,263 @@
+#include "sim/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "sim/text.h"
+
+namespace strata {
+
+double Stat::field(const std::string& name) const {
+  if (name == "value") return value();
+  throw std::logic_error("stat has no field '" + name + "'");
+}
+
+nlohmann::json Counter::fields() const { return {{"value", count_}}; }
+nlohmann::json Scalar::fields() const { return {{"value", value_}}; }
+
+void Average::sample(double v) {
+  if (count_ == 0) min_ = max_ = v;
+  min_ = std::min(min_, v);
+  max_ = std::max(max_, v);
+  sum_ += v;
+  ++count_;
+}
+
+double Average::field(const std::string& name) const {
+  if (name == "mean") return value();
+  if (name == "count") return static_cast<double>(count_);
+  if (name == "min") return min_;
+  if (name == "max") return max_;
+  return Stat::field(name);
+}
+
+nlohmann::json Average::fields() const {
+  return {{"value", value()}, {"count", count_}, {"min", min_}, {"max", max_}};
+}
+
+void TimeAverage::set(double t, double level) {
+  if (t > last_t_) {
+    integral_ += level_ * (t - last_t_);
+    last_t_ = t;
+  }
+  level_ = level;
+  max_ = std::max(max_, level);
+}
+
+void TimeAverage::finish(double t_end) {
+  set(t_end, level_);
+  end_ = t_end;
+}
+
+double TimeAverage::value() const { return end_ > 0 ? integral_ / end_ : level_; }
+
+double TimeAverage::field(const std::string& name) const {
+  if (name == "mean") return value();
+  if (name == "max") return max_;
+  return Stat::field(name);
+}
+
+nlohmann::json TimeAverage::fields() const { return {{"value", value()}, {"max", max_}}; }
+
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+constexpr std::int64_t kZeroBucket = std::numeric_limits<std::int64_t>::min();
+constexpr int kSubBuckets = 128;
+}  // namespace
+
+std::int64_t Distribution::bucket_of(double v) {
+  if (!(v > 0)) return kZeroBucket;
+  int e = 0;
+  const double m = std::frexp(v, &e);  // v = m * 2^e, m in [0.5, 1)
+  const int sub = std::min(kSubBuckets - 1, static_cast<int>((m - 0.5) * 2 * kSubBuckets));
+  return static_cast<std::int64_t>(e) * kSubBuckets + sub;
+}
+
+double Distribution::bucket_low(std::int64_t b) {
+  if (b == kZeroBucket) return 0;
+  const std::int64_t e = b >= 0 ? b / kSubBuckets : -((-b + kSubBuckets - 1) / kSubBuckets);
+  const std::int64_t sub = b - e * kSubBuckets;
+  return std::ldexp(0.5 + static_cast<double>(sub) / (2 * kSubBuckets), static_cast<int>(e));
+}
+
+double Distribution::bucket_high(std::int64_t b) {
+  if (b == kZeroBucket) return 0;
+  return bucket_low(b + 1);
+}
+
+void Distribution::sample(double v) {
+  ++count_;
+  if (count_ == 1) min_ = max_ = v;
+  min_ = std::min(min_, v);
+  max_ = std::max(max_, v);
+  // Welford's update: stable for long runs.
+  const double delta = v - mean_;
+  mean_ += delta / static_cast<double>(count_);
+  m2_ += delta * (v - mean_);
+  if (exact_) {
+    ++values_[v];
+    if (values_.size() > kExactLimit) {
+      for (const auto& [value, n] : values_) buckets_[bucket_of(value)] += n;
+      values_.clear();
+      exact_ = false;
+    }
+  } else {
+    ++buckets_[bucket_of(v)];
+  }
+}
+
+double Distribution::stddev() const { return count_ > 1 ? std::sqrt(m2_ / static_cast<double>(count_)) : 0; }
+
+double Distribution::percentile(double p) const {
+  if (count_ == 0) return 0;
+  p = std::clamp(p, 0.0, 100.0);
+  const auto rank = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_))));
+  std::uint64_t seen = 0;
+  if (exact_) {
+    for (const auto& [value, n] : values_) {
+      seen += n;
+      if (seen >= rank) return value;
+    }
+    return max_;
+  }
+  for (const auto& [b, n] : buckets_) {
+    seen += n;
+    if (seen >= rank) return std::clamp(0.5 * (bucket_low(b) + bucket_high(b)), min_, max_);
+  }
+  return max_;
+}
+
+double Distribution::field(const std::string& name) const {
+  if (name == "mean") return mean();
+  if (name == "count") return static_cast<double>(count_);
+  if (name == "min") return min_;
+  if (name == "max") return max_;
+  if (name == "stddev") return stddev();
+  if (name.size() > 1 && name[0] == 'p') {
+    try {
+      return percentile(std::stod(name.substr(1)));
+    } catch (const std::invalid_argument&) {
+    }
+  }
+  return Stat::field(name);
+}
+
+nlohmann::json Distribution::fields() const {
+  nlohmann::json j = {{"value", mean()}, {"count", count_}, {"min", min_}, {"max", max_}, {"stddev", stddev()},
+                      {"p50", percentile(50)}, {"p90", percentile(90)}, {"p99", percentile(99)},
+                      {"p999", percentile(99.9)}, {"exact", exact_}};
+  // The histogram itself, for plots: [lower, upper, count] rows.
+  nlohmann::json hist = nlohmann::json::array();
+  if (exact_) {
+    for (const auto& [value, n] : values_) hist.push_back({value, value, n});
+  } else {
+    for (const auto& [b, n] : buckets_) hist.push_back({bucket_low(b), bucket_high(b), n});
+  }
+  j["histogram"] = std::move(hist);
+  return j;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+TimeSeries::TimeSeries(std::string unit, std::string description, double window_s, double rate_scale)
+    : Stat(std::move(unit), std::move(description)), window_(window_s), rate_scale_(rate_scale) {
+  if (!(window_s > 0)) throw std::logic_error("time series window must be positive");
+}
+
+void TimeSeries::add(double t, double amount) {
+  auto index = static_cast<size_t>(std::max(0.0, t) / window_);
+  while (index >= kMaxWindows) {
+    std::vector<double> merged((sums_.size() + 1) / 2, 0.0);
+    for (size_t i = 0; i < sums_.size(); ++i) merged[i / 2] += sums_[i];
+    sums_ = std::move(merged);
+    window_ *= 2;
+    index = static_cast<size_t>(std::max(0.0, t) / window_);
+  }
+  if (index >= sums_.size()) sums_.resize(index + 1, 0.0);
+  sums_[index] += amount;
+}
+
+std::vector<double> TimeSeries::values() const {
+  // Cover the run up to its end; the last window may be partial and is scaled by its length.
+  size_t n = sums_.size();
+  if (end_ > 0) n = std::max(n, static_cast<size_t>(std::ceil(end_ / window_ - 1e-9)));
+  std::vector<double> out(n, 0.0);
+  for (size_t i = 0; i < n; ++i) {
+    const double sum = i < sums_.size() ? sums_[i] : 0.0;
+    if (rate_scale_ == 0) {
+      out[i] = sum;
+      continue;
+    }
+    double length = window_;
+    if (end_ > 0 && i + 1 == n) length = std::min(window_, end_ - static_cast<double>(i) * window_);
+    out[i] = length > 0 ? sum / length * rate_scale_ : 0.0;
+  }
+  return out;
+}
+
+double TimeSeries::value() const {
+  double total = 0;
+  for (double s : sums_) total += s;
+  if (rate_scale_ == 0) return total;
+  return end_ > 0 ? total / end_ * rate_scale_ : 0;
+}
+
+nlohmann::json TimeSeries::fields() const { return {{"value", value()}, {"window_s", window_}, {"values", values()}}; }
+
+// ---------------------------------------------------------------------------------------------
+
+template <class T, class... Args>
+T& StatsRegistry::add(const std::string& name, Args&&... args) {
+  if (name.empty() || stats_.count(name)) throw std::logic_error("statistic registered twice: " + name);
+  // A stat is a leaf of the nested JSON: no other stat may live beneath it or above it.
+  auto next = stats_.lower_bound(name);
+  if (next != stats_.end() && next->first.rfind(name + ".", 0) == 0)
+    throw std::logic_error("statistic " + name + " would contain " + next->first);
+  for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
+    if (stats_.count(name.substr(0, dot))) throw std::logic_error("statistic " + name + " nests in a statistic");
+  auto stat = std::make_unique<T>(std::forward<Args>(args)...);
+  T& ref = *stat;
+  stats_.emplace(name, std::move(stat));
+  return ref;
+}
+
+Counter& StatsRegistry::counter(const std::string& n, std::string u, std::string d) { return add<Counter>(n, std::move(u), std::move(d)); }
+Scalar& StatsRegistry::scalar(const std::string& n, std::string u, std::string d) { return add<Scalar>(n, std::move(u), std::move(d)); }
+Average& StatsRegistry::average(const std::string& n, std::string u, std::string d) { return add<Average>(n, std::move(u), std::move(d)); }
+TimeAverage& StatsRegistry::time_average(const std::string& n, std::string u, std::string d) {
+  return add<TimeAverage>(n, std::move(u), std::move(d));
+}
+Distribution& StatsRegistry::distribution(const std::string& n, std::string u, std::string d) {
+  return add<Distribution>(n, std::move(u), std::move(d));
+}
+TimeSeries& StatsRegistry::time_series(const std::string& n, std::string u, std::string d, double window_s, double rate_scale) {
+  return add<TimeSeries>(n, std::move(u), std::move(d), window_s, rate_scale);
+}
+
+const Stat* StatsRegistry::find(const std::string& name) const {
+  auto it = stats_.find(name);
+  return it == stats_.end() ? nullptr : it->second.get();
+}
+
+const Stat& StatsRegistry::at(const std::string& name) const {
+  const Stat* s = find(name);
+  if (!s) throw std::logic_error("no statistic named " + name);
+  return *s;
+}
+
+nlohmann::json StatsRegistry::to_json() const {
+  nlohmann::json root = nlohmann::json::object();
+  for (const auto& [name, stat] : stats_) {
+    nlohmann::json* node = &root;
+    for (const auto& part : split(name, '.')) node = &(*node)[part];
+    nlohmann::json leaf = {{"type", stat->type()}, {"unit", stat->unit()}, {"description", stat->description()}};
+    leaf.update(stat->fields());
+    *node = std::move(leaf);
+  }
+  return root;
+}
+
+}  // namespace strata

@@ -1,0 +1,175 @@
+// Statistics: counters, averages, time averages, distributions (with percentiles), time series
+// and scalars, registered under hierarchical names ("hardware.memory.requests") with a unit and
+// a description, and dumped as nested JSON into stats.json.
+//
+// Every figure Strata reports (summary.json, plots) is read from here, never recomputed beside
+// it. All containers are ordered so the dump is byte-identical for identical runs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace strata {
+
+class Stat {
+ public:
+  Stat(std::string unit, std::string description) : unit_(std::move(unit)), description_(std::move(description)) {}
+  virtual ~Stat() = default;
+  virtual const char* type() const = 0;
+  // The headline value (a counter's count, a distribution's mean).
+  virtual double value() const = 0;
+  // A named field for summaries ("mean", "p99", "max", ...); "value" is always accepted.
+  virtual double field(const std::string& name) const;
+  // Type-specific fields, merged with type/unit/description by StatsRegistry.
+  virtual nlohmann::json fields() const = 0;
+  const std::string& unit() const { return unit_; }
+  const std::string& description() const { return description_; }
+
+ private:
+  std::string unit_;
+  std::string description_;
+};
+
+class Counter : public Stat {
+ public:
+  using Stat::Stat;
+  void add(std::uint64_t n = 1) { count_ += n; }
+  std::uint64_t count() const { return count_; }
+  const char* type() const override { return "counter"; }
+  double value() const override { return static_cast<double>(count_); }
+  nlohmann::json fields() const override;
+
+ private:
+  std::uint64_t count_ = 0;
+};
+
+// A value computed once, usually at the end of a run (achieved bandwidth, completion time).
+class Scalar : public Stat {
+ public:
+  using Stat::Stat;
+  void set(double v) { value_ = v; }
+  const char* type() const override { return "scalar"; }
+  double value() const override { return value_; }
+  nlohmann::json fields() const override;
+
+ private:
+  double value_ = 0;
+};
+
+// Mean of samples, with count, min and max.
+class Average : public Stat {
+ public:
+  using Stat::Stat;
+  void sample(double v);
+  std::uint64_t count() const { return count_; }
+  const char* type() const override { return "average"; }
+  double value() const override { return count_ ? sum_ / static_cast<double>(count_) : 0; }
+  double field(const std::string& name) const override;
+  nlohmann::json fields() const override;
+
+ private:
+  std::uint64_t count_ = 0;
+  double sum_ = 0, min_ = 0, max_ = 0;
+};
+
+// Time-weighted average of a level (queue occupancy, requests in flight): set(t, level) at each
+// change; finish(t_end) closes the last interval.
+class TimeAverage : public Stat {
+ public:
+  using Stat::Stat;
+  void set(double t_s, double level);
+  void finish(double t_end_s);
+  const char* type() const override { return "time_average"; }
+  double value() const override;
+  double field(const std::string& name) const override;
+  nlohmann::json fields() const override;
+
+ private:
+  double last_t_ = 0, level_ = 0, integral_ = 0, max_ = 0, end_ = 0;
+};
+
+// Samples with exact mean/stddev/min/max and percentiles. Values are kept exactly (value ->
+// count) while there are at most kExactLimit distinct values, which covers latencies quantised
+// to clock cycles; beyond that they fold into a log-linear histogram with 128 buckets per
+// octave (relative error below 0.4%), so memory stays bounded for any run length.
+class Distribution : public Stat {
+ public:
+  static constexpr size_t kExactLimit = 4096;
+  using Stat::Stat;
+  void sample(double v);
+  std::uint64_t count() const { return count_; }
+  double mean() const { return count_ ? mean_ : 0; }
+  double stddev() const;
+  double min() const { return min_; }
+  double max() const { return max_; }
+  // p in [0, 100]: the smallest sample value with at least p% of samples at or below it.
+  double percentile(double p) const;
+  bool exact() const { return exact_; }
+  const char* type() const override { return "distribution"; }
+  double value() const override { return mean(); }
+  double field(const std::string& name) const override;
+  nlohmann::json fields() const override;
+
+ private:
+  static std::int64_t bucket_of(double v);
+  static double bucket_low(std::int64_t b);
+  static double bucket_high(std::int64_t b);
+  std::uint64_t count_ = 0;
+  double mean_ = 0, m2_ = 0, min_ = 0, max_ = 0;
+  bool exact_ = true;
+  std::map<double, std::uint64_t> values_;         // exact mode
+  std::map<std::int64_t, std::uint64_t> buckets_;  // histogram mode
+};
+
+// An amount accumulated into fixed time windows (bytes per window -> bandwidth over time).
+// When the run outgrows kMaxWindows windows, neighbours merge and the window doubles, so
+// memory is bounded and the series always spans the whole run.
+class TimeSeries : public Stat {
+ public:
+  static constexpr size_t kMaxWindows = 1024;
+  // rate_scale: each window is reported as amount / window_seconds * rate_scale (e.g. 1e-9 for
+  // bytes -> GB/s); 0 reports the plain amount per window.
+  TimeSeries(std::string unit, std::string description, double window_s, double rate_scale);
+  void add(double t_s, double amount);
+  void finish(double t_end_s) { end_ = t_end_s; }
+  double window_s() const { return window_; }
+  std::vector<double> values() const;
+  const char* type() const override { return "time_series"; }
+  double value() const override;
+  nlohmann::json fields() const override;
+
+ private:
+  double window_, rate_scale_, end_ = 0;
+  std::vector<double> sums_;
+};
+
+class StatsRegistry {
+ public:
+  // Registration returns a reference that stays valid for the registry's life. Registering a
+  // name twice, or a name that would nest inside another stat, is a programming error.
+  Counter& counter(const std::string& name, std::string unit, std::string description);
+  Scalar& scalar(const std::string& name, std::string unit, std::string description);
+  Average& average(const std::string& name, std::string unit, std::string description);
+  TimeAverage& time_average(const std::string& name, std::string unit, std::string description);
+  Distribution& distribution(const std::string& name, std::string unit, std::string description);
+  TimeSeries& time_series(const std::string& name, std::string unit, std::string description, double window_s,
+                          double rate_scale);
+
+  const Stat* find(const std::string& name) const;
+  const Stat& at(const std::string& name) const;
+  const std::map<std::string, std::unique_ptr<Stat>>& all() const { return stats_; }
+  // Nested by name components: {"hardware": {"requests": {"type": "counter", ...}}}.
+  nlohmann::json to_json() const;
+
+ private:
+  template <class T, class... Args>
+  T& add(const std::string& name, Args&&... args);
+  std::map<std::string, std::unique_ptr<Stat>> stats_;
+};
+
+}  // namespace strata

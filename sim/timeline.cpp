@@ -1,0 +1,78 @@
+#include "sim/timeline.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace strata {
+namespace {
+// Trace timestamps are in microseconds; SystemC time is in femtoseconds.
+double to_us(const sc_core::sc_time& t) { return static_cast<double>(t.value()) * 1e-9; }
+}  // namespace
+
+Timeline::~Timeline() { close(); }
+
+void Timeline::open(const std::string& path, std::uint64_t max_events) {
+  close();
+  file_ = std::fopen(path.c_str(), "wb");
+  if (!file_) throw std::runtime_error("cannot write timeline " + path);
+  max_events_ = max_events;
+  events_ = dropped_ = 0;
+  std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", file_);
+  std::fputs(R"({"ph":"M","pid":1,"name":"process_name","args":{"name":"strata"}})", file_);
+}
+
+void Timeline::close() {
+  if (!file_) return;
+  fmt::print(file_, "\n],\"metadata\":{{\"events\":{},\"dropped_events\":{}}}}}\n", events_, dropped_);
+  std::fclose(file_);
+  file_ = nullptr;
+}
+
+int Timeline::track(const std::string& name) {
+  auto it = tracks_.find(name);
+  if (it != tracks_.end()) return it->second;
+  const int id = static_cast<int>(tracks_.size()) + 1;
+  tracks_.emplace(name, id);
+  if (file_) {
+    fmt::print(file_, ",\n{{\"ph\":\"M\",\"pid\":1,\"tid\":{},\"name\":\"thread_name\",\"args\":{{\"name\":{}}}}}", id,
+               nlohmann::json(name).dump());
+  }
+  return id;
+}
+
+bool Timeline::admit() {
+  if (events_ >= max_events_) {
+    ++dropped_;
+    return false;
+  }
+  ++events_;
+  return true;
+}
+
+void Timeline::span(int track, const char* name, const sc_core::sc_time& start, const sc_core::sc_time& end) {
+  if (!file_ || !admit()) return;
+  fmt::print(file_, ",\n{{\"ph\":\"X\",\"pid\":1,\"tid\":{},\"name\":\"{}\",\"ts\":{:.6f},\"dur\":{:.6f}}}", track, name,
+             to_us(start), to_us(end) - to_us(start));
+}
+
+void Timeline::async_begin(int track, const char* name, std::uint64_t id, const sc_core::sc_time& t) {
+  if (!file_ || !admit()) return;
+  fmt::print(file_, ",\n{{\"ph\":\"b\",\"cat\":\"{}\",\"pid\":1,\"tid\":{},\"name\":\"{}\",\"id\":{},\"ts\":{:.6f}}}", name,
+             track, name, id, to_us(t));
+}
+
+void Timeline::async_end(int track, const char* name, std::uint64_t id, const sc_core::sc_time& t) {
+  if (!file_ || !admit()) return;
+  fmt::print(file_, ",\n{{\"ph\":\"e\",\"cat\":\"{}\",\"pid\":1,\"tid\":{},\"name\":\"{}\",\"id\":{},\"ts\":{:.6f}}}", name,
+             track, name, id, to_us(t));
+}
+
+void Timeline::counter(int track, const char* name, const sc_core::sc_time& t, double value) {
+  if (!file_ || !admit()) return;
+  fmt::print(file_, ",\n{{\"ph\":\"C\",\"pid\":1,\"tid\":{},\"name\":\"{}\",\"ts\":{:.6f},\"args\":{{\"value\":{}}}}}", track,
+             name, to_us(t), value);
+}
+
+}  // namespace strata

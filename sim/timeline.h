@@ -1,0 +1,48 @@
+// Optional timeline of a run in the Chrome trace event format (JSON), which Perfetto
+// (ui.perfetto.dev) and chrome://tracing open. Events stream to disk as they happen; when the
+// timeline is off every call returns at the first branch.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include <systemc>
+
+namespace strata {
+
+class Timeline {
+ public:
+  Timeline() = default;
+  ~Timeline();
+  Timeline(const Timeline&) = delete;
+  Timeline& operator=(const Timeline&) = delete;
+
+  // Starts writing to `path`; at most `max_events` events are kept (the rest are counted as
+  // dropped and reported in the file's metadata).
+  void open(const std::string& path, std::uint64_t max_events);
+  // Finishes the JSON document. Safe to call twice.
+  void close();
+  bool enabled() const { return file_ != nullptr; }
+  std::uint64_t events() const { return events_; }
+  std::uint64_t dropped() const { return dropped_; }
+
+  // A track (one row in the viewer) per name, created on first use.
+  int track(const std::string& name);
+  // A span [start, end] on a track.
+  void span(int track, const char* name, const sc_core::sc_time& start, const sc_core::sc_time& end);
+  // Overlapping spans (requests in flight) as async begin/end pairs matched by `id`.
+  void async_begin(int track, const char* name, std::uint64_t id, const sc_core::sc_time& t);
+  void async_end(int track, const char* name, std::uint64_t id, const sc_core::sc_time& t);
+  void counter(int track, const char* name, const sc_core::sc_time& t, double value);
+
+ private:
+  bool admit();
+  void emit_prefix();
+  std::FILE* file_ = nullptr;
+  std::uint64_t max_events_ = 0, events_ = 0, dropped_ = 0;
+  std::map<std::string, int> tracks_;
+};
+
+}  // namespace strata
