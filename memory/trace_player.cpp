@@ -1,5 +1,7 @@
 #include "memory/trace_player.h"
 
+#include <algorithm>
+
 #include "sim/input_error.h"
 
 namespace strata {
@@ -48,13 +50,15 @@ void TracePlayer::run() {
       const sc_core::sc_time due = clock().time_of(req->cycle);
       if (due > sc_core::sc_time_stamp()) wait(due - sc_core::sc_time_stamp());
       while (outstanding_ >= max_outstanding_ || request_phase_busy_) wait(progress_event_);
-      // Responses arrive on the target's clock edges; issue on our own.
-      const sc_core::sc_time edge = clock().next_edge(sc_core::sc_time_stamp());
+      // Responses arrive on the target's clock edges; issue on our own, at most one request
+      // per cycle.
+      sc_core::sc_time edge = clock().next_edge(sc_core::sc_time_stamp());
+      if (next_id_ > 0) edge = std::max(edge, clock().edge_after(last_issue_));
       if (edge > sc_core::sc_time_stamp()) wait(edge - sc_core::sc_time_stamp());
 
       Request* r = allocate();
       r->acquire();
-      r->issued = sc_core::sc_time_stamp();
+      r->issued = last_issue_ = sc_core::sc_time_stamp();
       r->id = next_id_++;
       r->data.resize(req->bytes);
       r->set_command(req->write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);

@@ -1,6 +1,7 @@
 // Replays a memory trace over a TLM-2.0 initiator socket with the approximately-timed
 // four-phase protocol: each request is issued at its trace cycle (in this player's clock) or as
-// soon after as the outstanding-request limit and the target's END_REQ allow.
+// soon after as the outstanding-request limit and the target's END_REQ allow, and at most one
+// request is issued per cycle.
 #pragma once
 
 #include <memory>
@@ -60,6 +61,7 @@ class TracePlayer : public Component, public tlm::tlm_mm_interface {
   Scalar& bandwidth_;
   Scalar& completion_time_;
   sc_core::sc_time last_response_;
+  sc_core::sc_time last_issue_;
 };
 
 }  // namespace strata

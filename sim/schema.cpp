@@ -353,7 +353,10 @@ nlohmann::json ValidatedNode::canonical() const {
       case ParamType::Bool: j[name] = v.boolean; break;
       case ParamType::Int: j[name] = v.integer; break;
       case ParamType::Float:
-      case ParamType::Quantity: j[name] = v.number; break;
+      case ParamType::Quantity:
+        // 12 significant digits: "0.05 us" and "50 ns" differ in the last bit of a double.
+        j[name] = std::stod(fmt::format("{:.12g}", v.number));
+        break;
       case ParamType::String:
       case ParamType::Enum: j[name] = v.text; break;
       case ParamType::Path: j[name] = "xxh3:" + file_hash(v.text); break;

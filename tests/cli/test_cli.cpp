@@ -1,0 +1,181 @@
+// The `strata` binary as users run it: exit codes, one-line errors, result files, determinism
+// and no partial results after a failing run.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using strata::testing::read_file;
+using strata::testing::source_path;
+using strata::testing::TempDir;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+// Runs `strata <args>` in `cwd` (default: the source tree) and captures its output.
+Result run_strata(const std::string& args, const std::string& cwd = STRATA_SOURCE_DIR) {
+  TempDir io;
+  const std::string cmd = "cd '" + cwd + "' && '" + std::string(STRATA_BINARY) + "' " + args + " >'" + io.file("out") +
+                          "' 2>'" + io.file("err") + "' </dev/null";
+  const int status = std::system(cmd.c_str());
+  return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(io.file("out")), read_file(io.file("err"))};
+}
+
+const std::string kQuickstart = source_path("configs/experiments/quickstart.yaml");
+
+bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
+
+}  // namespace
+
+TEST(Cli, RunWritesACompleteResult) {
+  TempDir d;
+  const Result r = run_strata("run " + kQuickstart + " -o " + d.file("out"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("results: " + d.file("out")), std::string::npos) << r.out;
+  for (const char* f : {"config.yaml", "stats.json", "summary.json"}) EXPECT_TRUE(fs::exists(d.file("out/") + f)) << f;
+  EXPECT_FALSE(fs::exists(d.file("out/timeline.json")));
+  const json s = json::parse(read_file(d.file("out/summary.json")));
+  for (const char* key : {"simulated_time_s", "wall_time_s", "latency_s", "energy_j", "area_mm2", "bandwidth_gbps",
+                          "avg_latency_ns", "requests", "config_hash"})
+    EXPECT_TRUE(s.contains(key)) << key;
+  EXPECT_EQ(s["status"], "complete");
+  EXPECT_EQ(s["requests"], 4096);
+  EXPECT_GT(s["energy_j"].get<double>(), 0);
+  // The resolved config reproduces the same point.
+  const Result again = run_strata("config --hash " + d.file("out/config.yaml"));
+  EXPECT_EQ(again.out, s["config_hash"].get<std::string>() + "\n");
+  // No temporary files are left behind.
+  for (const auto& e : fs::directory_iterator(d.file("out"))) EXPECT_NE(e.path().filename().string()[0], '.');
+}
+
+TEST(Cli, DefaultResultDirectoryIsNamedByConfigHash) {
+  TempDir d;
+  const Result hash = run_strata("config --hash " + kQuickstart);
+  ASSERT_EQ(hash.code, 0);
+  const Result r = run_strata("run -q " + kQuickstart, d.path().string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string dir = "results/quickstart/" + hash.out.substr(0, 16);
+  EXPECT_EQ(r.out, "results: " + dir + "\n");
+  EXPECT_TRUE(fs::exists(d.path() / dir / "summary.json"));
+}
+
+TEST(Cli, RunsAreDeterministic) {
+  // Twice, and once from another working directory: stats.json byte for byte.
+  TempDir a, b;
+  ASSERT_EQ(run_strata("run -q " + kQuickstart + " -o " + a.file("r")).code, 0);
+  ASSERT_EQ(run_strata("run -q " + kQuickstart + " -o " + b.file("r")).code, 0);
+  ASSERT_EQ(run_strata("run -q " + kQuickstart + " -o r", b.path().string() + "/..").code, 0);
+  const std::string first = read_file(a.file("r/stats.json"));
+  EXPECT_FALSE(first.empty());
+  EXPECT_EQ(first, read_file(b.file("r/stats.json")));
+  EXPECT_EQ(first, read_file((b.path().parent_path() / "r/stats.json").string()));
+  fs::remove_all(b.path().parent_path() / "r");
+}
+
+TEST(Cli, OverridesChangeTheResult) {
+  TempDir d;
+  ASSERT_EQ(run_strata("run -q " + kQuickstart + " -o " + d.file("a")).code, 0);
+  ASSERT_EQ(run_strata("run -q " + kQuickstart + " -o " + d.file("b") + " --set hardware.bandwidth=\"12.8 GB/s\"").code, 0);
+  const json a = json::parse(read_file(d.file("a/summary.json")));
+  const json b = json::parse(read_file(d.file("b/summary.json")));
+  EXPECT_NE(a["config_hash"], b["config_hash"]);
+  EXPECT_GT(b["latency_s"].get<double>(), a["latency_s"].get<double>());
+  EXPECT_NE(read_file(d.file("b/config.yaml")).find("bandwidth: 12.8 GB/s"), std::string::npos);
+}
+
+TEST(Cli, TimelineOnRequest) {
+  TempDir d;
+  ASSERT_EQ(run_strata("run -q --timeline " + kQuickstart + " -o " + d.file("out")).code, 0);
+  const json t = json::parse(read_file(d.file("out/timeline.json")));
+  EXPECT_GT(t["traceEvents"].size(), 8000u);  // a begin and an end per request
+}
+
+TEST(Cli, BadConfigExitsTwoWithOneLineAndWritesNothing) {
+  TempDir d;
+  d.write("bad.yaml", "name: bad\nhardware:\n  kind: simple_memory\n  latncy: 5 ns\nworkload: {kind: memory_trace, path: x}\n");
+  const Result r = run_strata("run " + d.file("bad.yaml") + " -o " + d.file("out"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(one_line(r.err)) << r.err;
+  EXPECT_NE(r.err.find("bad.yaml:4:3: error: hardware.latncy: unknown key 'latncy' for kind simple_memory (did you mean "
+                       "'latency'?)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(d.file("out")));
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(Cli, MalformedYamlAndMissingFile) {
+  TempDir d;
+  d.write("broken.yaml", "name: [\n");
+  Result r = run_strata("run " + d.file("broken.yaml"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(one_line(r.err)) << r.err;
+  EXPECT_NE(r.err.find("broken.yaml:2:1: error: malformed YAML"), std::string::npos) << r.err;
+  r = run_strata("run " + d.file("absent.yaml"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("absent.yaml: error: no such file"), std::string::npos) << r.err;
+}
+
+TEST(Cli, CorruptTraceMidRunLeavesNoPartialResult) {
+  TempDir d;
+  std::string trace;
+  for (int i = 0; i < 3000; ++i) trace += std::to_string(i) + " R " + std::to_string(64 * i) + "\n";
+  trace += "3000 X 0x0\n";
+  d.write("t.trace", trace);
+  d.write("e.yaml", "name: e\nhardware: {kind: simple_memory}\nworkload: {kind: memory_trace, path: t.trace}\n");
+  const Result r = run_strata("run --timeline " + d.file("e.yaml") + " -o " + d.file("out"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("t.trace:3001:6: error: expected R or W, got \"X\""), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(d.file("out")));  // not even the half-written timeline
+}
+
+TEST(Cli, FailedRerunKeepsThePreviousCompleteResult) {
+  TempDir d;
+  d.write("t.trace", "0 R 0x0\n");
+  d.write("e.yaml", "name: e\nhardware: {kind: simple_memory}\nworkload: {kind: memory_trace, path: t.trace}\n");
+  ASSERT_EQ(run_strata("run -q " + d.file("e.yaml") + " -o " + d.file("out")).code, 0);
+  const std::string before = read_file(d.file("out/summary.json"));
+  d.write("t.trace", "0 R 0x0\n1 R zz\n");
+  EXPECT_EQ(run_strata("run -q " + d.file("e.yaml") + " -o " + d.file("out")).code, 2);
+  EXPECT_EQ(read_file(d.file("out/summary.json")), before);
+}
+
+TEST(Cli, UsageErrorsExitTwo) {
+  EXPECT_EQ(run_strata("run").code, 2);
+  EXPECT_EQ(run_strata("frobnicate").code, 2);
+  EXPECT_EQ(run_strata("run " + kQuickstart + " --bogus").code, 2);
+  EXPECT_EQ(run_strata("run " + kQuickstart + " --set nokey").code, 2);
+}
+
+TEST(Cli, ListKinds) {
+  Result r = run_strata("list");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("simple_memory (component)"), std::string::npos);
+  EXPECT_NE(r.out.find("memory_trace (workload)"), std::string::npos);
+  EXPECT_NE(r.out.find("stats_window"), std::string::npos);
+  r = run_strata("list simple_memory");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("queue_depth"), std::string::npos);
+  EXPECT_NE(r.out.find("default 32, range [1, 1048576]"), std::string::npos) << r.out;
+  r = run_strata("list simple_memroy");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("did you mean 'simple_memory'?"), std::string::npos);
+}
+
+TEST(Cli, VersionAndHelp) {
+  EXPECT_EQ(run_strata("--version").code, 0);
+  const Result r = run_strata("--help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("run"), std::string::npos);
+}

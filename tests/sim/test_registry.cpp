@@ -1,0 +1,100 @@
+#include <gtest/gtest.h>
+
+#include "accelerators/builtin_kinds.h"
+#include "sim/component.h"
+#include "sim/registry.h"
+
+namespace {
+
+// A minimal component kind, registered the way every real kind is.
+class Widget : public strata::Component {
+ public:
+  static strata::KindSpec spec() {
+    strata::KindSpec s;
+    s.name = "widget";
+    s.description = "a test component";
+    s.with_clock();
+    s.add(strata::param::integer("lanes", "vector lanes").def("8").range("1", "64"));
+    s.add(strata::param::quantity("buffer", strata::UnitFamily::Size, "buffer capacity").def("64 KiB"));
+    s.add(strata::param::choice("mode", {"fast", "slow"}, "operating mode").def("fast"));
+    s.provides("widget_role");
+    return s;
+  }
+  Widget(sc_core::sc_module_name n, const strata::ValidatedNode& cfg, strata::SimContext& ctx) : Component(n, cfg, ctx) {}
+};
+
+}  // namespace
+
+TEST(Registry, RegistersAndDescribesKinds) {
+  strata::Registry r;
+  r.add_component<Widget>();
+  ASSERT_NE(r.find("component", "widget"), nullptr);
+  EXPECT_EQ(r.find("workload", "widget"), nullptr);
+  EXPECT_EQ(r.names("component"), std::vector<std::string>{"widget"});
+  const std::string text = strata::describe_kind(*r.find("component", "widget"));
+  EXPECT_NE(text.find("widget (component): a test component"), std::string::npos) << text;
+  EXPECT_NE(text.find("lanes"), std::string::npos);
+  EXPECT_NE(text.find("default 8, range [1, 64]"), std::string::npos) << text;
+  EXPECT_NE(text.find("enum{fast|slow}"), std::string::npos) << text;
+  EXPECT_NE(text.find("clock"), std::string::npos);
+}
+
+TEST(Registry, RejectsDuplicateKinds) {
+  strata::Registry r;
+  r.add_component<Widget>();
+  EXPECT_THROW(r.add_component<Widget>(), std::logic_error);
+}
+
+TEST(Registry, BuiltinKinds) {
+  strata::Registry r;
+  strata::register_builtin_kinds(r);
+  EXPECT_NE(r.find("component", "simple_memory"), nullptr);
+  EXPECT_NE(r.find("workload", "memory_trace"), nullptr);
+  // Every parameter of every kind has a description and a valid default.
+  for (const char* category : {"component", "workload"}) {
+    for (const strata::KindSpec* k : r.kinds(category)) {
+      EXPECT_FALSE(k->description.empty()) << k->name;
+      for (const auto& p : k->params) EXPECT_FALSE(p.description.empty()) << k->name << "." << p.name;
+    }
+  }
+}
+
+TEST(Registry, BuildsAComponentWithTypedParams) {
+  strata::Registry r;
+  r.add_component<Widget>();
+  strata::ConfigNode node = strata::ConfigNode::parse("kind: widget\nlanes: 16\nclock: 2 GHz\n", "inline");
+  strata::SlotSpec slot{"hardware", "", "component", "", true, nullptr};
+  strata::KindSpec top;
+  top.name = "top";
+  top.category = "section";
+  top.slot(slot);
+  strata::ConfigNode root = strata::ConfigNode::map({});
+  root.set("hardware", node);
+  const strata::ValidatedNode v = strata::validate(root, top, "", r);
+  strata::SimContext ctx(r, 1, 1e-6);
+  auto c = r.make_component("hw", v.child("hardware"), ctx);
+  EXPECT_EQ(c->params().integer("lanes"), 16);
+  EXPECT_DOUBLE_EQ(c->params().quantity("buffer"), 65536);
+  EXPECT_EQ(c->params().string("mode"), "fast");
+  EXPECT_EQ(c->clock().frequency_hz(), 2000000000u);
+  EXPECT_STREQ(c->name(), "hw");
+  EXPECT_THROW(c->params().integer("buffer"), std::logic_error);  // wrong type is a programming error
+}
+
+TEST(Registry, RoleMismatchIsAnInputError) {
+  strata::Registry r;
+  r.add_component<Widget>();
+  strata::KindSpec top;
+  top.name = "top";
+  top.category = "section";
+  top.slot(strata::SlotSpec{"memory", "", "component", "memory_target", true, nullptr});
+  strata::ConfigNode root = strata::ConfigNode::parse("memory: {kind: widget}\n", "inline.yaml");
+  try {
+    strata::validate(root, top, "", r);
+    FAIL();
+  } catch (const strata::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("memory.kind: kind 'widget' cannot be used here: this slot needs a memory_target"),
+              std::string::npos)
+        << e.what();
+  }
+}
