@@ -27,10 +27,10 @@ void ProgressReporter::update(double simulated_s, std::optional<double> fraction
   const auto now = Clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   const double since_last = std::chrono::duration<double>(now - last_).count();
-  if (elapsed < 2.0 || since_last < (tty_ ? 0.25 : 5.0)) return;
+  if (elapsed < 2.0 || (printed_ && since_last < (tty_ ? 0.25 : 5.0))) return;
   last_ = now;
-  std::string line = fmt::format("[strata] simulated {} ({}/s wall)", format_quantity(simulated_s, UnitFamily::Time),
-                                 format_quantity(simulated_s / elapsed, UnitFamily::Time));
+  std::string line = fmt::format("[strata] simulated {} ({}/s wall)", format_quantity(simulated_s, UnitFamily::Time, 4),
+                                 format_quantity(simulated_s / elapsed, UnitFamily::Time, 3));
   if (fraction && *fraction > 0) {
     const double eta = elapsed * (1.0 - *fraction) / *fraction;
     line += fmt::format(", {:.1f}% done, ETA {:.0f} s", 100.0 * *fraction, eta);

@@ -172,16 +172,16 @@ double parse_quantity(std::string_view text, UnitFamily family) {
   throw UnitError(fmt::format("unknown unit \"{}\" in \"{}\"; expected {}", unit, s, want));
 }
 
-std::string format_quantity(double value, UnitFamily family) {
+std::string format_quantity(double value, UnitFamily family, int digits) {
   const char* base = base_unit(family);
   std::string unit_tail = base;
   if (family == UnitFamily::Area) unit_tail = "m2";
   if (value == 0) return fmt::format("0 {}", base);
   for (const auto& p : format_prefixes(family)) {
     if (std::fabs(value) >= p.scale * (1 - 1e-12) || p.scale == format_prefixes(family).back().scale)
-      return fmt::format("{:.12g} {}{}", value / p.scale, p.text, unit_tail);
+      return fmt::format("{:.{}g} {}{}", value / p.scale, digits, p.text, unit_tail);
   }
-  return fmt::format("{:.12g} {}", value, base);
+  return fmt::format("{:.{}g} {}", value, digits, base);
 }
 
 std::vector<std::string> unit_spellings(UnitFamily family) {

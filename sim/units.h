@@ -35,8 +35,8 @@ class UnitError : public std::runtime_error {
 double parse_quantity(std::string_view text, UnitFamily family);
 
 // Formats a base-unit value with the largest prefix that keeps the mantissa >= 1, e.g.
-// 1.6e9 Hz -> "1.6 GHz" (12 significant digits).
-std::string format_quantity(double value, UnitFamily family);
+// 1.6e9 Hz -> "1.6 GHz", with at most `digits` significant digits.
+std::string format_quantity(double value, UnitFamily family, int digits = 12);
 
 // Every unit spelling accepted for a family (for documentation and `strata list`).
 std::vector<std::string> unit_spellings(UnitFamily family);
