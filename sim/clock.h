@@ -20,7 +20,6 @@ class Clock {
   std::uint64_t frequency_hz() const { return freq_hz_; }
   // Nominal period (edge spacing may differ from it by at most 1 fs because of rounding).
   sc_core::sc_time period() const { return time_of(1); }
-  double period_s() const { return 1.0 / static_cast<double>(freq_hz_); }
 
   // Time of the rising edge that starts cycle n (cycle 0 starts at t = 0).
   sc_core::sc_time time_of(std::uint64_t cycle) const;

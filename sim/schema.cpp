@@ -314,7 +314,6 @@ ValidatedNode validate(ConfigNode& node, const KindSpec& spec, const std::string
     else
       throw InputError(node.key_loc(), path.empty() ? p.name : path,
                        fmt::format("missing required key '{}' ({})", p.name, p.description));
-    if (p.type == ParamType::Path && text.empty()) continue;  // optional file, not given
     ConfigNode def = ConfigNode::scalar(text, SourceLoc{"<default of " + join_path(path, p.name) + ">"});
     out.params.set(p.name, parse_value(p, def, join_path(path, p.name)));
     node.set(p.name, std::move(def));

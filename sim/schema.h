@@ -120,7 +120,6 @@ struct ValidatedNode {
   std::map<std::string, ValidatedNode> children;
 
   const ValidatedNode& child(const std::string& slot) const;
-  bool has_child(const std::string& slot) const { return children.count(slot) != 0; }
   // The canonical, path-independent form that the config hash is taken over: sorted keys,
   // quantities in base units, files by content hash, no-effect parameters left out.
   nlohmann::json canonical() const;

@@ -51,12 +51,6 @@ bool Timeline::admit() {
   return true;
 }
 
-void Timeline::span(int track, const char* name, const sc_core::sc_time& start, const sc_core::sc_time& end) {
-  if (!file_ || !admit()) return;
-  fmt::print(file_, ",\n{{\"ph\":\"X\",\"pid\":1,\"tid\":{},\"name\":\"{}\",\"ts\":{:.6f},\"dur\":{:.6f}}}", track, name,
-             to_us(start), to_us(end) - to_us(start));
-}
-
 void Timeline::async_begin(int track, const char* name, std::uint64_t id, const sc_core::sc_time& t) {
   if (!file_ || !admit()) return;
   fmt::print(file_, ",\n{{\"ph\":\"b\",\"cat\":\"{}\",\"pid\":1,\"tid\":{},\"name\":\"{}\",\"id\":{},\"ts\":{:.6f}}}", name,
@@ -67,12 +61,6 @@ void Timeline::async_end(int track, const char* name, std::uint64_t id, const sc
   if (!file_ || !admit()) return;
   fmt::print(file_, ",\n{{\"ph\":\"e\",\"cat\":\"{}\",\"pid\":1,\"tid\":{},\"name\":\"{}\",\"id\":{},\"ts\":{:.6f}}}", name,
              track, name, id, to_us(t));
-}
-
-void Timeline::counter(int track, const char* name, const sc_core::sc_time& t, double value) {
-  if (!file_ || !admit()) return;
-  fmt::print(file_, ",\n{{\"ph\":\"C\",\"pid\":1,\"tid\":{},\"name\":\"{}\",\"ts\":{:.6f},\"args\":{{\"value\":{}}}}}", track,
-             name, to_us(t), value);
 }
 
 }  // namespace strata

@@ -30,12 +30,9 @@ class Timeline {
 
   // A track (one row in the viewer) per name, created on first use.
   int track(const std::string& name);
-  // A span [start, end] on a track.
-  void span(int track, const char* name, const sc_core::sc_time& start, const sc_core::sc_time& end);
   // Overlapping spans (requests in flight) as async begin/end pairs matched by `id`.
   void async_begin(int track, const char* name, std::uint64_t id, const sc_core::sc_time& t);
   void async_end(int track, const char* name, std::uint64_t id, const sc_core::sc_time& t);
-  void counter(int track, const char* name, const sc_core::sc_time& t, double value);
 
  private:
   bool admit();

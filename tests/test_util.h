@@ -13,7 +13,8 @@ namespace strata::testing {
 class TempDir {
  public:
   TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "strata-test-XXXXXX").string();
+    // mkdtemp replaces the trailing six 'X's with a unique suffix.
+    std::string tmpl = (std::filesystem::temp_directory_path() / ("strata-test-" + std::string(6, 'X'))).string();
     path_ = ::mkdtemp(tmpl.data());
   }
   ~TempDir() {
