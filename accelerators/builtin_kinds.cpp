@@ -1,9 +1,13 @@
 #include "accelerators/builtin_kinds.h"
 
 #include "memory/register_kinds.h"
+#include "workloads/register_kinds.h"
 
 namespace strata {
 
-void register_builtin_kinds(Registry& registry) { register_memory_kinds(registry); }
+void register_builtin_kinds(Registry& registry) {
+  register_memory_kinds(registry);
+  register_workload_kinds(registry);
+}
 
 }  // namespace strata

@@ -13,6 +13,8 @@
 #include "sim/kernel.h"
 #include "sim/registry.h"
 #include "sim/runner.h"
+#include "sim/sim_context.h"
+#include "sim/workload.h"
 #include "sim/text.h"
 
 #ifndef STRATA_VERSION
@@ -73,6 +75,40 @@ int cmd_config(const std::string& experiment, const std::vector<std::string>& se
   return 0;
 }
 
+// The experiment's workload, made without hardware (for info and export).
+std::unique_ptr<Workload> make_workload_only(const ResolvedExperiment& exp, const Registry& registry, SimContext& ctx) {
+  return registry.make_workload(exp.root.child("workload"), ctx);
+}
+
+int cmd_workload_info(const std::string& experiment, const std::vector<std::string>& sets, bool json,
+                      const Registry& registry) {
+  const ResolvedExperiment exp = resolve_experiment(experiment, sets, registry);
+  SimContext ctx(registry, static_cast<std::uint64_t>(exp.root.params.integer("seed")), 1e-6);
+  const auto workload = make_workload_only(exp, registry, ctx);
+  const auto info = workload->info();
+  if (!info)
+    throw InputError(exp.root.child("workload").loc, "workload.kind",
+                     fmt::format("workload kind '{}' has no hardware-independent figures",
+                                 exp.root.child("workload").spec->name));
+  if (json)
+    fmt::print("{}\n", info->dump(2));
+  else
+    fmt::print("{}", workload->info_text());
+  return 0;
+}
+
+int cmd_trace_export(const std::string& experiment, const std::vector<std::string>& sets, const std::string& output,
+                     const Registry& registry) {
+  const ResolvedExperiment exp = resolve_experiment(experiment, sets, registry);
+  SimContext ctx(registry, static_cast<std::uint64_t>(exp.root.params.integer("seed")), 1e-6);
+  const auto workload = make_workload_only(exp, registry, ctx);
+  if (!workload->export_trace(output))
+    throw InputError(exp.root.child("workload").loc, "workload.kind",
+                     fmt::format("workload kind '{}' is not an operator graph", exp.root.child("workload").spec->name));
+  fmt::print("{}\n", output);
+  return 0;
+}
+
 int cmd_list(const std::string& kind, const Registry& registry) {
   if (!kind.empty()) {
     for (const char* category : {"component", "workload"}) {
@@ -126,6 +162,21 @@ int run_cli(int argc, char** argv, const Registry& registry) {
   CLI::App* list = app.add_subcommand("list", "list component and workload kinds with their parameters");
   list->add_option("kind", kind, "show one kind");
 
+  bool json = false;
+  CLI::App* workload = app.add_subcommand("workload", "characterize workloads without hardware");
+  workload->require_subcommand(1);
+  CLI::App* info = workload->add_subcommand("info", "print FLOPs, bytes by tensor class, parameters and more");
+  info->add_option("experiment", experiment, "experiment file (YAML)")->required();
+  info->add_option("--set", sets, "override a config key (repeatable)");
+  info->add_flag("--json", json, "print one JSON object");
+
+  CLI::App* trace = app.add_subcommand("trace", "operator traces (JSON Lines)");
+  trace->require_subcommand(1);
+  CLI::App* trace_export = trace->add_subcommand("export", "write the experiment's operator graph as a trace");
+  trace_export->add_option("experiment", experiment, "experiment file (YAML)")->required();
+  trace_export->add_option("-o,--output", output, "trace file to write (.jsonl)")->required();
+  trace_export->add_option("--set", sets, "override a config key (repeatable)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -143,6 +194,8 @@ int run_cli(int argc, char** argv, const Registry& registry) {
     if (run->parsed()) return cmd_run(experiment, sets, output, timeline, progress_on, progress_off, quiet, registry);
     if (config->parsed()) return cmd_config(experiment, sets, hash_only, registry);
     if (list->parsed()) return cmd_list(kind, registry);
+    if (info->parsed()) return cmd_workload_info(experiment, sets, json, registry);
+    if (trace_export->parsed()) return cmd_trace_export(experiment, sets, output, registry);
     fmt::print("{}", app.help());
     return kExitBadInput;
   } catch (const InputError& e) {

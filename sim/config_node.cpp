@@ -30,6 +30,14 @@ ConfigNode ConfigNode::map(SourceLoc loc) {
   return n;
 }
 
+ConfigNode ConfigNode::sequence(std::vector<ConfigNode> items, SourceLoc loc) {
+  ConfigNode n;
+  n.type_ = Type::Sequence;
+  n.items_ = std::move(items);
+  n.loc_ = std::move(loc);
+  return n;
+}
+
 const char* ConfigNode::type_name() const {
   switch (type_) {
     case Type::Null: return "null";

@@ -21,6 +21,7 @@ class ConfigNode {
   ConfigNode() = default;
   static ConfigNode scalar(std::string value, SourceLoc loc);
   static ConfigNode map(SourceLoc loc);
+  static ConfigNode sequence(std::vector<ConfigNode> items, SourceLoc loc);
 
   // Parses YAML text; `origin` names the file (or "--set key") in locations.
   static ConfigNode parse(const std::string& text, const std::string& origin);

@@ -46,7 +46,8 @@ const KindSpec& experiment_spec() {
     s.add(param::string("description", "free text").def("").no_effect_on_results());
     s.add(param::integer("seed", "seed of every random stream in the run").def("1").range("0", "9223372036854775807"));
     s.slot(SlotSpec{"sim", "simulation options", "section", "", false, &sim_section_spec()});
-    s.slot(SlotSpec{"hardware", "the design to simulate", "component", "", true, nullptr});
+    s.slot(SlotSpec{"hardware", "the design to simulate (needed by `strata run`, not by `strata workload info`)",
+                   "component", "", false, nullptr});
     s.slot(SlotSpec{"workload", "the workload that runs on the design", "workload", "", true, nullptr});
     return s;
   }();

@@ -6,7 +6,8 @@
 //   description  string   free text, kept in config.yaml (no effect on results or the hash)
 //   seed         int      seed of every random stream in the run (default 1)
 //   sim          section  simulation options, see sim_section_spec()
-//   hardware     kind     the design: a component kind with its parameters and children
+//   hardware     kind     the design: a component kind with its parameters and children (needed
+//                         to run; an experiment without one can still be characterized)
 //   workload     kind     what runs on it: a workload kind with its parameters
 #pragma once
 

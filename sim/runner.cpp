@@ -72,6 +72,9 @@ std::string default_result_dir(const ResolvedExperiment& exp) {
 
 RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry, const RunOptions& options) {
   const Params& sim = exp.root.child("sim").params;
+  if (!exp.root.children.count("hardware"))
+    throw InputError(exp.root.loc.line ? exp.root.loc : SourceLoc{exp.source}, "hardware",
+                     "missing: `strata run` needs a design to run the workload on (`strata workload info` does not)");
   RunResult result;
   result.dir = options.output_dir.value_or(default_result_dir(exp));
   OutputGuard guard(result.dir);

@@ -49,6 +49,7 @@ ParamSpec integer(std::string name, std::string d) { return make(std::move(name)
 ParamSpec real(std::string name, std::string d) { return make(std::move(name), ParamType::Float, std::move(d)); }
 ParamSpec string(std::string name, std::string d) { return make(std::move(name), ParamType::String, std::move(d)); }
 ParamSpec path(std::string name, std::string d) { return make(std::move(name), ParamType::Path, std::move(d)); }
+ParamSpec list(std::string name, std::string d) { return make(std::move(name), ParamType::List, std::move(d)); }
 ParamSpec choice(std::string name, std::vector<std::string> choices, std::string d) {
   ParamSpec p = make(std::move(name), ParamType::Enum, std::move(d));
   p.choices = std::move(choices);
@@ -91,6 +92,7 @@ std::string ParamSpec::type_label() const {
     case ParamType::Float: return "float";
     case ParamType::String: return "string";
     case ParamType::Path: return "path";
+    case ParamType::List: return "list";
     case ParamType::Quantity: return family_name(family);
     case ParamType::Enum: {
       std::string s = "enum{";
@@ -146,6 +148,12 @@ std::int64_t Params::integer(const std::string& n) const { return get(n, ParamTy
 double Params::real(const std::string& n) const { return get(n, ParamType::Float).number; }
 double Params::quantity(const std::string& n) const { return get(n, ParamType::Quantity).number; }
 const std::string& Params::path(const std::string& n) const { return get(n, ParamType::Path).text; }
+const std::vector<std::string>& Params::list(const std::string& n) const { return get(n, ParamType::List).items; }
+const ParamValue& Params::value(const std::string& n) const {
+  auto it = values_.find(n);
+  if (it == values_.end()) throw std::logic_error("undeclared parameter '" + n + "'");
+  return it->second;
+}
 const std::string& Params::string(const std::string& n) const {
   auto it = values_.find(n);
   if (it == values_.end()) throw std::logic_error("parameter not declared or not set: " + n);
@@ -176,6 +184,26 @@ ParamValue parse_value(const ParamSpec& spec, const ConfigNode& node, const std:
   ParamValue v;
   v.spec = &spec;
   v.loc = node.loc();
+  if (spec.type == ParamType::List) {
+    if (node.is_sequence()) {
+      for (const auto& item : node.items()) {
+        if (!item.is_scalar()) throw InputError(item.loc(), key, fmt::format("list items must be scalars, got {}", item.type_name()));
+        v.items.push_back(item.value());
+        v.item_locs.push_back(item.loc());
+      }
+    } else if (node.is_scalar()) {
+      // Defaults are comma-separated text; a user's plain scalar is a list of one.
+      const bool is_default = node.loc().line == 0;
+      for (const auto& part : is_default ? split(node.value(), ',') : std::vector<std::string>{node.value()}) {
+        if (is_default && trim(part).empty()) continue;
+        v.items.emplace_back(trim(part));
+        v.item_locs.push_back(node.loc());
+      }
+    } else {
+      throw InputError(node.loc(), key, fmt::format("expected a list, got {}", node.type_name()));
+    }
+    return v;
+  }
   if (!node.is_scalar())
     throw InputError(node.loc(), key, fmt::format("expected {}, got {}", spec.type_label(), node.type_name()));
   const std::string& s = node.value();
@@ -220,7 +248,10 @@ ParamValue parse_value(const ParamSpec& spec, const ConfigNode& node, const std:
       }
       break;
     }
+    case ParamType::List: break;  // handled above
     case ParamType::Path: {
+      // An empty default means "no file" for optional paths (.def("")).
+      if (trim(s).empty() && node.loc().line == 0) break;
       if (trim(s).empty()) throw InputError(node.loc(), key, "empty file name");
       fs::path p(s);
       // Relative to the file that wrote it, so presets can ship their data next to them.
@@ -315,7 +346,13 @@ ValidatedNode validate(ConfigNode& node, const KindSpec& spec, const std::string
       throw InputError(node.key_loc(), path.empty() ? p.name : path,
                        fmt::format("missing required key '{}' ({})", p.name, p.description));
     ConfigNode def = ConfigNode::scalar(text, SourceLoc{"<default of " + join_path(path, p.name) + ">"});
-    out.params.set(p.name, parse_value(p, def, join_path(path, p.name)));
+    ParamValue v = parse_value(p, def, join_path(path, p.name));
+    if (p.type == ParamType::List) {
+      std::vector<ConfigNode> items;
+      for (const auto& item : v.items) items.push_back(ConfigNode::scalar(item, def.loc()));
+      def = ConfigNode::sequence(std::move(items), def.loc());
+    }
+    out.params.set(p.name, std::move(v));
     node.set(p.name, std::move(def));
   }
 
@@ -358,7 +395,8 @@ nlohmann::json ValidatedNode::canonical() const {
         break;
       case ParamType::String:
       case ParamType::Enum: j[name] = v.text; break;
-      case ParamType::Path: j[name] = "xxh3:" + file_hash(v.text); break;
+      case ParamType::Path: j[name] = v.text.empty() ? "" : "xxh3:" + file_hash(v.text); break;
+      case ParamType::List: j[name] = v.items; break;
     }
   }
   for (const auto& [name, child] : children) j[name] = child.canonical();

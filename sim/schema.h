@@ -16,7 +16,7 @@
 
 namespace strata {
 
-enum class ParamType { Bool, Int, Float, String, Enum, Path, Quantity };
+enum class ParamType { Bool, Int, Float, String, Enum, Path, Quantity, List };
 
 struct ParamSpec {
   std::string name;
@@ -46,6 +46,9 @@ ParamSpec string(std::string name, std::string description);
 ParamSpec choice(std::string name, std::vector<std::string> choices, std::string description);
 ParamSpec path(std::string name, std::string description);
 ParamSpec quantity(std::string name, UnitFamily family, std::string description);
+// A list of scalars, written as a YAML sequence (or one scalar for a list of one); its default
+// is comma-separated text, "" for an empty list.
+ParamSpec list(std::string name, std::string description);
 }  // namespace param
 
 struct KindSpec;
@@ -85,6 +88,8 @@ struct ParamValue {
   std::int64_t integer = 0;
   double number = 0;  // Float, Quantity (base units), and Int as a double
   std::string text;   // String, Enum, Path (absolute)
+  std::vector<std::string> items;  // List
+  std::vector<SourceLoc> item_locs;  // List: where each item was written
   SourceLoc loc;
 };
 
@@ -100,6 +105,8 @@ class Params {
   double quantity(const std::string& name) const;
   const std::string& string(const std::string& name) const;
   const std::string& path(const std::string& name) const;
+  const std::vector<std::string>& list(const std::string& name) const;
+  const ParamValue& value(const std::string& name) const;
   const SourceLoc& where(const std::string& name) const;
   void set(const std::string& name, ParamValue v) { values_[name] = std::move(v); }
   const std::map<std::string, ParamValue>& values() const { return values_; }

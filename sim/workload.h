@@ -3,6 +3,9 @@
 #pragma once
 
 #include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace strata {
 
@@ -18,6 +21,14 @@ class Workload {
   virtual bool finished() const = 0;
   // Fraction of the work done, in [0, 1], when known (for progress and ETA).
   virtual std::optional<double> progress() const { return std::nullopt; }
+
+  // Hardware-independent figures (`strata workload info`): one JSON object, and the same as
+  // text; nullopt for kinds that have none. Called without bind().
+  virtual std::optional<nlohmann::ordered_json> info() const { return std::nullopt; }
+  virtual std::string info_text() const { return {}; }
+  // Writes the workload as an operator trace (`strata trace export`); false for kinds that
+  // are not operator graphs. Called without bind().
+  virtual bool export_trace(const std::string& path) const { return false; }
 };
 
 }  // namespace strata

@@ -108,7 +108,7 @@ TEST_F(ConfigTest, OutOfRange) {
 }
 
 TEST_F(ConfigTest, MissingRequiredKeys) {
-  EXPECT_CONTAINS(error_of("name: t\nworkload: {kind: memory_trace, path: t.trace}\n"), "missing required key 'hardware'");
+  EXPECT_CONTAINS(error_of("name: t\nhardware: {kind: simple_memory}\n"), "missing required key 'workload'");
   EXPECT_CONTAINS(error_of("name: t\nhardware: {kind: simple_memory}\nworkload: {kind: memory_trace}\n"),
                   "workload: missing required key 'path'");
   EXPECT_CONTAINS(error_of("name: t\nhardware: {latency: 5 ns}\nworkload: {kind: memory_trace, path: t.trace}\n"),
