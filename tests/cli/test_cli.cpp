@@ -179,3 +179,74 @@ TEST(Cli, VersionAndHelp) {
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("run"), std::string::npos);
 }
+
+namespace {
+
+const std::string kExamples[] = {"llama-decode", "mixtral-moe-layer", "gcn-cora"};
+
+TEST(CliWorkload, InfoJsonHasTheFiguresOfEveryExample) {
+  for (const auto& name : kExamples) {
+    const Result r = run_strata("workload info --json " + source_path("configs/experiments/" + name + ".yaml"));
+    ASSERT_EQ(r.code, 0) << name << ": " << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    for (const char* key : {"parameters", "active_parameters", "flops", "bytes", "arithmetic_intensity"})
+      EXPECT_TRUE(j.contains(key)) << name << " lacks " << key;
+    for (const char* cls : {"total", "weights", "activations", "kv_cache", "graph"})
+      EXPECT_TRUE(j["bytes"].contains(cls)) << name << " lacks bytes." << cls;
+    EXPECT_GT(j["flops"].get<double>(), 0) << name;
+  }
+}
+
+TEST(CliWorkload, ExportedTracesReadBackUnchanged) {
+  TempDir d;
+  for (const auto& name : kExamples) {
+    const std::string exp = source_path("configs/experiments/" + name + ".yaml");
+    ASSERT_EQ(run_strata("trace export " + exp + " -o " + d.file(name + ".jsonl")).code, 0) << name;
+    const std::string replay = d.write(name + "-replay.yaml", "workload: {kind: op_trace, path: " + name + ".jsonl}\n");
+    ASSERT_EQ(run_strata("trace export " + replay + " -o " + d.file(name + "-again.jsonl")).code, 0) << name;
+    EXPECT_EQ(read_file(d.file(name + ".jsonl")), read_file(d.file(name + "-again.jsonl"))) << name;
+    const auto a = nlohmann::json::parse(run_strata("workload info --json " + exp).out);
+    const auto b = nlohmann::json::parse(run_strata("workload info --json " + replay).out);
+    for (const char* key : {"parameters", "active_parameters", "flops", "bytes", "footprint_bytes"})
+      EXPECT_EQ(a[key], b[key]) << name << " " << key;
+  }
+}
+
+TEST(CliWorkload, InfoTextAndOverrides) {
+  const std::string exp = source_path("configs/experiments/llama-decode.yaml");
+  const Result r = run_strata("workload info " + exp + " --set workload.batch=4");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("arithmetic_intensity"), std::string::npos);
+  EXPECT_NE(r.out.find("llama-2-7b (transformer)"), std::string::npos);
+  const auto one = nlohmann::json::parse(run_strata("workload info --json " + exp).out);
+  const auto four = nlohmann::json::parse(run_strata("workload info --json " + exp + " --set workload.batch=4").out);
+  EXPECT_GT(four["flops"].get<double>(), 3.9 * one["flops"].get<double>());
+}
+
+TEST(CliWorkload, GraphWorkloadsNeedHardwareWithAMapper) {
+  TempDir d;
+  const Result no_hw = run_strata("run " + source_path("configs/experiments/gcn-cora.yaml") + " -o " + d.file("out"));
+  EXPECT_EQ(no_hw.code, 2);
+  EXPECT_NE(no_hw.err.find("hardware: missing: `strata run` needs a design"), std::string::npos) << no_hw.err;
+  EXPECT_FALSE(std::filesystem::exists(d.file("out")));
+  d.write("t.jsonl", "{\"format\":\"strata-opgraph\",\"version\":1}\n");
+  d.write("e.yaml", "hardware: {kind: simple_memory}\nworkload: {kind: op_trace, path: t.jsonl}\n");
+  const Result r = run_strata("run " + d.file("e.yaml") + " -o " + d.file("out2"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("has no mapper for operator graphs"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(d.file("out2")));
+}
+
+TEST(CliWorkload, BadTraceExitsTwoWithItsLine) {
+  TempDir d;
+  d.write("t.jsonl", "{\"format\":\"strata-opgraph\",\"version\":1}\n{\"op\":0,\"kind\":\"gemm\",\"dims\":{}}\n");
+  d.write("e.yaml", "workload: {kind: op_trace, path: t.jsonl}\n");
+  const Result r = run_strata("workload info " + d.file("e.yaml"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("t.jsonl:2: error: inputs: missing"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+  EXPECT_EQ(run_strata("workload info " + source_path("configs/experiments/quickstart.yaml")).code, 2);
+  EXPECT_EQ(run_strata("trace export " + source_path("configs/experiments/quickstart.yaml") + " -o " + d.file("q.jsonl")).code, 2);
+}
+
+}  // namespace

@@ -127,7 +127,7 @@ MoeBlockResult emit_moe_block(GraphBuilder& b, const TransformerModel& m, std::i
         emit_ffn(b, m, "moe.shared", w + "shared", x, tokens, m.shared_experts * m.shared_expert_hidden);
     if (m.shared_expert_gate) {
       // sigmoid(x·w_g) scales the shared output; its matrix is the part that costs anything.
-      b.linear("moe.shared.gate", x, tokens, d, 1, w + "shared.gate");
+      b.linear("moe.shared_gate", x, tokens, d, 1, w + "shared_gate");
     }
     const TensorId sum = b.activation("moe.sum", {tokens, d});
     const OpId add = b.emit(OpKind::Add, "moe.sum", {{"elements", tokens * d}}, {r.out, shared}, {sum});
