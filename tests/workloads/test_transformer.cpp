@@ -62,6 +62,8 @@ const Published kPublished[] = {
     {"deepseek-v2-lite", 15.7e9, 0.1e9},
 };
 
+void PrintTo(const Published& p, std::ostream* os) { *os << p.model; }
+
 class ModelZoo : public ::testing::TestWithParam<Published> {};
 
 TEST_P(ModelZoo, ParameterCountMatchesPublished) {
@@ -72,7 +74,9 @@ TEST_P(ModelZoo, ParameterCountMatchesPublished) {
   const OpGraph& g = f.graph_of_yaml(transformer_yaml(p.model, "  phase: prefill\n  prompt_len: 1\n"));
   EXPECT_NEAR(static_cast<double>(g.parameters), p.total, p.total_unit) << p.model;
   EXPECT_EQ(weight_elements(g), g.parameters) << "the graph's weights and the model's count disagree";
-  if (p.active > 0) EXPECT_NEAR(static_cast<double>(g.active_parameters), p.active, p.active_unit) << p.model;
+  if (p.active > 0) {
+    EXPECT_NEAR(static_cast<double>(g.active_parameters), p.active, p.active_unit) << p.model;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Published, ModelZoo, ::testing::ValuesIn(kPublished),
@@ -162,7 +166,9 @@ TEST(Transformer, PrefillIsCausalAndEmitsLogitsForTheLastPositions) {
       EXPECT_EQ(op.dim("kv_heads"), 8);
       attn += op_flops(op);
     }
-    if (op.name == "s0.lm_head") EXPECT_EQ(op.dim("m"), 2);
+    if (op.name == "s0.lm_head") {
+      EXPECT_EQ(op.dim("m"), 2);
+    }
   }
   EXPECT_EQ(attn, 32.0 * 2 * 2 * 32 * (64 * 65 / 2) * 256);
 }

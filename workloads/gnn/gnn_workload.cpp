@@ -36,7 +36,6 @@ const KindSpec& graph_section_spec() {
     s.add(param::integer("nodes", "power_law: node count").def("10000").range("2", "2147483648"));
     s.add(param::real("avg_degree", "power_law: average degree").def("8").range("0.001", "1e9"));
     s.add(param::real("gamma", "power_law: degree exponent (> 2)").def("2.5").range("2.0001", "100"));
-    s.add(param::integer("features", "input feature width when the dataset has none").def("128").range("1", "100000000"));
     return s;
   }();
   return spec;
@@ -109,6 +108,12 @@ GnnWorkload::GnnWorkload(const ValidatedNode& cfg, SimContext& ctx) : GraphWorkl
     }
   } catch (const std::invalid_argument& e) {
     throw InputError(gs.loc, gs.path, e.what());
+  } catch (const InputError& e) {
+    // Generators name only their parameter; point at the section that set it.
+    if (!e.loc().file.empty()) throw;
+    const std::string what = e.what(), prefix = e.key() + ": ";
+    const auto at = what.find(prefix);
+    throw InputError(gs.loc, gs.path + "." + e.key(), at == std::string::npos ? what : what.substr(at + prefix.size()));
   }
 
   model_ = cfg.params.string("model");
@@ -252,14 +257,20 @@ OpGraph GnnWorkload::build() const {
     } else {
       h = combine("combine", aggregate("aggregate", dense_input(), L.in), false, L.in, first_out, w + "weight");
     }
+    // Element-wise steps keep the per-node formats of their input.
+    auto elementwise = [&](OpKind kind, const std::string& name, std::vector<TensorId> in) {
+      const TensorId y = node_tensor(name, L.out);
+      b.emit(kind, name, {{"elements", N * L.out}}, std::move(in), {y});
+      return y;
+    };
     if (model_ == "sage") {
       const TensorId self = combine("self", x, sparse, L.in, L.out, w + "weight_self");
-      h = b.binary(OpKind::Add, "sum", h, self, N * L.out);
+      h = elementwise(OpKind::Add, "sum", {h, self});
     } else if (model_ == "gin") {
-      h = b.unary(OpKind::Relu, "mlp.relu", h, N * L.out);
+      h = elementwise(OpKind::Relu, "mlp.relu", {h});
       h = combine("mlp.combine2", h, false, L.out, L.out, w + "weight2");
     }
-    if (li + 1 < layers_.size()) h = b.unary(OpKind::Relu, "relu", h, N * L.out);
+    if (li + 1 < layers_.size()) h = elementwise(OpKind::Relu, "relu", {h});
     x = h;
     x_csr = false;
   }

@@ -1,5 +1,6 @@
 #include "workloads/moe/routing_section.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 

@@ -2,7 +2,7 @@
 // counts of its operands (derived from the dimensions, so a graph can be checked for shape
 // mismatches and its traffic counted without knowing any hardware), and its FLOPs.
 //
-// FLOP conventions (one multiply-add = 2 FLOPs; see kOpKinds in op_kinds.cpp for each kind):
+// FLOP conventions (one multiply-add = 2 FLOPs; see the kind table in op_kinds.cpp for each kind):
 // matrix products count 2 per MAC; attention counts only its two matrix products
 // (QKᵀ and PV, over the causal pairs when causal); non-matrix kinds count a fixed number of
 // FLOPs per element, named in the table, so figures are comparable with the usual LLM

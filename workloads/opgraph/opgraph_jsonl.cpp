@@ -10,6 +10,7 @@
 #include "sim/input_error.h"
 #include "sim/results_writer.h"
 #include "sim/text.h"
+#include "workloads/formats/number_format.h"
 
 namespace strata {
 
@@ -198,10 +199,25 @@ void read_op(const LineReader& r, OpGraph& g) {
       if (d < 0 || d > std::numeric_limits<OpId>::max()) r.fail("deps", fmt::format("no operator {}", d));
       op.deps.push_back(static_cast<OpId>(d));
     }
-  op.compute = r.has("compute") ? r.string("compute") : "";
-  op.accumulate = r.has("accumulate") ? r.string("accumulate") : "";
-  op.layer = static_cast<std::int32_t>(r.integer("layer", -1));
-  op.device = static_cast<std::int32_t>(r.integer("device", -1));
+  auto format = [&](const char* key) {
+    if (!r.has(key)) return std::string();
+    const std::string f = r.string(key);
+    try {
+      parse_quant_spec(f);
+    } catch (const std::invalid_argument& e) {
+      r.fail(key, e.what());
+    }
+    return f;
+  };
+  op.compute = format("compute");
+  op.accumulate = format("accumulate");
+  auto index = [&](const char* key) {
+    const auto v = r.integer(key, -1);
+    if (v < -1 || v > std::numeric_limits<std::int32_t>::max()) r.fail(key, "must be -1 (none) or a non-negative index");
+    return static_cast<std::int32_t>(v);
+  };
+  op.layer = index("layer");
+  op.device = index("device");
   try {
     g.add_op(std::move(op));
   } catch (const std::invalid_argument& e) {

@@ -30,7 +30,7 @@ QuantChoice checked_quant(const ValidatedNode& cfg, const TransformerModel& m) {
 
 // GEMM error of the weight × activation product in the chosen formats, on seeded data with
 // outlier channels: what the quantization choice costs in accuracy.
-nlohmann::ordered_json quant_figures(const QuantChoice& q, std::uint64_t seed) {
+nlohmann::ordered_json quant_figures(const QuantChoice& q, std::uint64_t seed, std::int64_t row) {
   GemmErrorOptions opt;
   opt.seed = seed;
   const GemmError e = gemm_error(parse_quant_spec(q.activations), parse_quant_spec(q.weights),
@@ -40,7 +40,7 @@ nlohmann::ordered_json quant_figures(const QuantChoice& q, std::uint64_t seed) {
   j["activations"] = q.activations;
   j["kv_cache"] = q.kv_cache;
   j["accumulate"] = q.accumulate;
-  j["weight_bits_per_element"] = parse_quant_spec(q.weights).bits_per_element(4096);
+  j["weight_bits_per_element"] = parse_quant_spec(q.weights).bits_per_element(row);
   j["gemm_sqnr_db"] = e.sqnr_db;
   j["gemm_relative_error"] = e.relative_frobenius;
   return j;
@@ -147,8 +147,10 @@ nlohmann::ordered_json TransformerWorkload::details() const {
   m["layers"] = model_.layers;
   m["hidden"] = model_.hidden;
   const QuantChoice q = checked_quant(cfg_, model_);
-  // Scales amortized over the cache's rows (a head's width; the latent for MLA).
-  const std::int64_t row = model_.attention == TransformerModel::Attention::Mla ? model_.kv_lora_rank : model_.head_dim;
+  // Scales amortized over the cache's rows (a head's width; latent plus RoPE key for MLA).
+  const std::int64_t row = model_.attention == TransformerModel::Attention::Mla
+                               ? model_.kv_lora_rank + model_.qk_rope_head_dim
+                               : model_.head_dim;
   m["kv_cache_bytes_per_token"] = static_cast<double>(model_.kv_cache_elements_per_token()) *
                                   parse_quant_spec(q.kv_cache).bits_per_element(row) / 8;
   m["phase"] = p.string("phase");
@@ -156,7 +158,7 @@ nlohmann::ordered_json TransformerWorkload::details() const {
   m["prompt_len"] = p.integer("prompt_len");
   m["gen_tokens"] = p.integer("gen_tokens");
   j["model"] = m;
-  j["quant"] = quant_figures(q, ctx_.seed());
+  j["quant"] = quant_figures(q, ctx_.seed(), model_.hidden);
   return j;
 }
 
@@ -210,7 +212,7 @@ nlohmann::ordered_json MoeLayerWorkload::details() const {
   if (d.capacity_factor > 0) j["routing"]["dropped_assignments"] = apply_capacity(layers[0], d.capacity_factor);
   j["routing"]["expert_tokens"] = layers[0].expert_load();
   if (d.devices > 1) j["routing"]["device_tokens"] = device_load(d.expert_device, d.devices, layers[0].expert_load());
-  j["quant"] = quant_figures(checked_quant(cfg_, model_), ctx_.seed());
+  j["quant"] = quant_figures(checked_quant(cfg_, model_), ctx_.seed(), model_.hidden);
   return j;
 }
 
