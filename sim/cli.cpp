@@ -76,35 +76,38 @@ int cmd_config(const std::string& experiment, const std::vector<std::string>& se
 }
 
 // The experiment's workload, made without hardware (for info and export).
-std::unique_ptr<Workload> make_workload_only(const ResolvedExperiment& exp, const Registry& registry, SimContext& ctx) {
-  return registry.make_workload(exp.root.child("workload"), ctx);
-}
+struct WorkloadOnly {
+  ResolvedExperiment exp;
+  std::unique_ptr<SimContext> ctx;
+  std::unique_ptr<Workload> workload;
+
+  WorkloadOnly(const std::string& experiment, const std::vector<std::string>& sets, const Registry& registry)
+      : exp(resolve_experiment(experiment, sets, registry)),
+        ctx(std::make_unique<SimContext>(registry, static_cast<std::uint64_t>(exp.root.params.integer("seed")), 1e-6)),
+        workload(registry.make_workload(exp.root.child("workload"), *ctx)) {}
+
+  [[noreturn]] void unsupported(const std::string& what) const {
+    const ValidatedNode& w = exp.root.child("workload");
+    throw InputError(w.loc, "workload.kind", fmt::format("workload kind '{}' {}", w.spec->name, what));
+  }
+};
 
 int cmd_workload_info(const std::string& experiment, const std::vector<std::string>& sets, bool json,
                       const Registry& registry) {
-  const ResolvedExperiment exp = resolve_experiment(experiment, sets, registry);
-  SimContext ctx(registry, static_cast<std::uint64_t>(exp.root.params.integer("seed")), 1e-6);
-  const auto workload = make_workload_only(exp, registry, ctx);
-  const auto info = workload->info();
-  if (!info)
-    throw InputError(exp.root.child("workload").loc, "workload.kind",
-                     fmt::format("workload kind '{}' has no hardware-independent figures",
-                                 exp.root.child("workload").spec->name));
+  const WorkloadOnly w(experiment, sets, registry);
+  const auto info = w.workload->info();
+  if (!info) w.unsupported("has no hardware-independent figures");
   if (json)
     fmt::print("{}\n", info->dump(2));
   else
-    fmt::print("{}", workload->info_text());
+    fmt::print("{}", w.workload->info_text());
   return 0;
 }
 
 int cmd_trace_export(const std::string& experiment, const std::vector<std::string>& sets, const std::string& output,
                      const Registry& registry) {
-  const ResolvedExperiment exp = resolve_experiment(experiment, sets, registry);
-  SimContext ctx(registry, static_cast<std::uint64_t>(exp.root.params.integer("seed")), 1e-6);
-  const auto workload = make_workload_only(exp, registry, ctx);
-  if (!workload->export_trace(output))
-    throw InputError(exp.root.child("workload").loc, "workload.kind",
-                     fmt::format("workload kind '{}' is not an operator graph", exp.root.child("workload").spec->name));
+  const WorkloadOnly w(experiment, sets, registry);
+  if (!w.workload->export_trace(output)) w.unsupported("is not an operator graph");
   fmt::print("{}\n", output);
   return 0;
 }

@@ -24,6 +24,6 @@ std::string compose(const SourceLoc& loc, const std::string& key, const std::str
 }  // namespace
 
 InputError::InputError(const SourceLoc& loc, const std::string& key, const std::string& message)
-    : std::runtime_error(compose(loc, key, message)), loc_(loc), key_(key) {}
+    : std::runtime_error(compose(loc, key, message)), loc_(loc), key_(key), message_(message) {}
 
 }  // namespace strata

@@ -24,10 +24,12 @@ class InputError : public std::runtime_error {
   InputError(const SourceLoc& loc, const std::string& key, const std::string& message);
   const SourceLoc& loc() const { return loc_; }
   const std::string& key() const { return key_; }
+  const std::string& message() const { return message_; }
 
  private:
   SourceLoc loc_;
   std::string key_;
+  std::string message_;
 };
 
 inline constexpr int kExitBadInput = 2;

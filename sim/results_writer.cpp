@@ -1,5 +1,6 @@
 #include "sim/results_writer.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -18,29 +19,57 @@ std::string temporary_path(const std::string& path) {
   return (p.parent_path() / fmt::format(".{}.tmp.{}", p.filename().string(), ::getpid())).string();
 }
 
-void write_file_atomic(const std::string& path, const std::string& content) {
-  const std::string tmp = temporary_path(path);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
-  size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(temporary_path(path_)) {
+  fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", tmp_, std::strerror(errno)));
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  ::unlink(tmp_.c_str());
+}
+
+void AtomicFile::fail(const std::string& what, int err) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  ::unlink(tmp_.c_str());
+  throw std::runtime_error(fmt::format("cannot {} {}: {}", what, tmp_, std::strerror(err)));
+}
+
+void AtomicFile::write(const void* data, std::size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::write(fd_, p, std::min<std::size_t>(bytes, std::size_t{1} << 30));
     if (n < 0) {
       if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(err)));
+      fail("write", errno);
     }
-    done += static_cast<size_t>(n);
+    p += n;
+    bytes -= static_cast<std::size_t>(n);
   }
-  ::fsync(fd);
-  ::close(fd);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+}
+
+void AtomicFile::commit() {
+  if (::fsync(fd_) != 0) fail("fsync", errno);
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) {
     const int err = errno;
-    ::unlink(tmp.c_str());
-    throw std::runtime_error(fmt::format("cannot rename {} to {}: {}", tmp, path, std::strerror(err)));
+    ::unlink(tmp_.c_str());
+    throw std::runtime_error(fmt::format("cannot close {}: {}", tmp_, std::strerror(err)));
   }
+  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp_.c_str());
+    throw std::runtime_error(fmt::format("cannot rename {} to {}: {}", tmp_, path_, std::strerror(err)));
+  }
+}
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  AtomicFile file(path);
+  file.write(content);
+  file.commit();
 }
 
 }  // namespace strata

@@ -3,9 +3,30 @@
 // place, and summary.json, the marker of a complete result, is written last.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace strata {
+
+// A file written under a temporary name in its final folder (so the rename is atomic) and
+// moved into place by commit(); destroyed without commit(), it leaves nothing behind.
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::string path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  void write(const void* data, std::size_t bytes);
+  void write(const std::string& text) { write(text.data(), text.size()); }
+  // fsync, close and rename onto the final path.
+  void commit();
+
+ private:
+  [[noreturn]] void fail(const std::string& what, int err);
+  std::string path_, tmp_;
+  int fd_ = -1;
+};
 
 // Writes `content` to `path` atomically (temporary file, fsync, rename).
 void write_file_atomic(const std::string& path, const std::string& content);

@@ -80,6 +80,17 @@ ParamSpec& ParamSpec::at_least(const std::string& lo) {
   return *this;
 }
 
+ParamSpec& ParamSpec::of(ParamType item) {
+  item_type = item;
+  return *this;
+}
+
+ParamSpec& ParamSpec::of_choices(std::vector<std::string> c) {
+  item_type = ParamType::Enum;
+  choices = std::move(c);
+  return *this;
+}
+
 ParamSpec& ParamSpec::no_effect_on_results() {
   affects_results = false;
   return *this;
@@ -92,7 +103,14 @@ std::string ParamSpec::type_label() const {
     case ParamType::Float: return "float";
     case ParamType::String: return "string";
     case ParamType::Path: return "path";
-    case ParamType::List: return "list";
+    case ParamType::List:
+      if (item_type == ParamType::String) return "list";
+      if (item_type == ParamType::Enum) {
+        ParamSpec item = *this;
+        item.type = ParamType::Enum;
+        return "list of " + item.type_label();
+      }
+      return item_type == ParamType::Int ? "list of int" : "list of float";
     case ParamType::Quantity: return family_name(family);
     case ParamType::Enum: {
       std::string s = "enum{";
@@ -149,6 +167,17 @@ double Params::real(const std::string& n) const { return get(n, ParamType::Float
 double Params::quantity(const std::string& n) const { return get(n, ParamType::Quantity).number; }
 const std::string& Params::path(const std::string& n) const { return get(n, ParamType::Path).text; }
 const std::vector<std::string>& Params::list(const std::string& n) const { return get(n, ParamType::List).items; }
+const std::vector<std::int64_t>& Params::integers(const std::string& n) const {
+  const ParamValue& v = get(n, ParamType::List);
+  if (v.spec->item_type != ParamType::Int) throw std::logic_error("parameter '" + n + "' is not a list of int");
+  return v.item_integers;
+}
+const std::vector<double>& Params::reals(const std::string& n) const {
+  const ParamValue& v = get(n, ParamType::List);
+  if (v.spec->item_type != ParamType::Int && v.spec->item_type != ParamType::Float)
+    throw std::logic_error("parameter '" + n + "' is not a list of numbers");
+  return v.item_numbers;
+}
 const ParamValue& Params::value(const std::string& n) const {
   auto it = values_.find(n);
   if (it == values_.end()) throw std::logic_error("undeclared parameter '" + n + "'");
@@ -201,6 +230,16 @@ ParamValue parse_value(const ParamSpec& spec, const ConfigNode& node, const std:
       }
     } else {
       throw InputError(node.loc(), key, fmt::format("expected a list, got {}", node.type_name()));
+    }
+    if (spec.item_type != ParamType::String) {
+      ParamSpec item = spec;
+      item.type = spec.item_type;
+      for (size_t i = 0; i < v.items.size(); ++i) {
+        const ParamValue iv =
+            parse_value(item, ConfigNode::scalar(v.items[i], v.item_locs[i]), fmt::format("{}[{}]", key, i));
+        v.item_integers.push_back(iv.integer);
+        v.item_numbers.push_back(iv.number);
+      }
     }
     return v;
   }
@@ -396,7 +435,14 @@ nlohmann::json ValidatedNode::canonical() const {
       case ParamType::String:
       case ParamType::Enum: j[name] = v.text; break;
       case ParamType::Path: j[name] = v.text.empty() ? "" : "xxh3:" + file_hash(v.text); break;
-      case ParamType::List: j[name] = v.items; break;
+      case ParamType::List:
+        if (v.spec->item_type == ParamType::Int) j[name] = v.item_integers;
+        else if (v.spec->item_type == ParamType::Float) {
+          j[name] = nlohmann::json::array();
+          for (double x : v.item_numbers) j[name].push_back(std::stod(fmt::format("{:.12g}", x)));
+        }
+        else j[name] = v.items;
+        break;
     }
   }
   for (const auto& [name, child] : children) j[name] = child.canonical();

@@ -26,13 +26,16 @@ struct ParamSpec {
   std::optional<std::string> default_text;  // in config syntax; nullopt means required
   std::optional<double> min, max;           // in base units (Int, Float, Quantity)
   std::string min_text, max_text;           // as written, for messages and `strata list`
-  std::vector<std::string> choices;         // Enum only
+  std::vector<std::string> choices;         // Enum, and List of Enum
+  ParamType item_type = ParamType::String;  // List: the type of each item; range and choices apply per item
   bool affects_results = true;              // false: left out of the config hash
 
   ParamSpec& def(std::string text);
   ParamSpec& range(const std::string& lo, const std::string& hi);
   ParamSpec& at_least(const std::string& lo);
   ParamSpec& no_effect_on_results();
+  ParamSpec& of(ParamType item);                            // List items: Int, Float or String
+  ParamSpec& of_choices(std::vector<std::string> choices);  // List items: one of `choices`
   std::string type_label() const;  // "int", "time", "enum{a|b}", ...
   bool required() const { return !default_text.has_value(); }
 };
@@ -47,7 +50,8 @@ ParamSpec choice(std::string name, std::vector<std::string> choices, std::string
 ParamSpec path(std::string name, std::string description);
 ParamSpec quantity(std::string name, UnitFamily family, std::string description);
 // A list of scalars, written as a YAML sequence (or one scalar for a list of one); its default
-// is comma-separated text, "" for an empty list.
+// is comma-separated text, "" for an empty list. Items are strings unless typed with .of() or
+// .of_choices(); each typed item is checked like a parameter of its own, with key "name[i]".
 ParamSpec list(std::string name, std::string description);
 }  // namespace param
 
@@ -90,6 +94,8 @@ struct ParamValue {
   std::string text;   // String, Enum, Path (absolute)
   std::vector<std::string> items;  // List
   std::vector<SourceLoc> item_locs;  // List: where each item was written
+  std::vector<std::int64_t> item_integers;  // List of Int
+  std::vector<double> item_numbers;         // List of Int or Float
   SourceLoc loc;
 };
 
@@ -106,6 +112,8 @@ class Params {
   const std::string& string(const std::string& name) const;
   const std::string& path(const std::string& name) const;
   const std::vector<std::string>& list(const std::string& name) const;
+  const std::vector<std::int64_t>& integers(const std::string& name) const;  // List of Int
+  const std::vector<double>& reals(const std::string& name) const;           // List of Int or Float
   const ParamValue& value(const std::string& name) const;
   const SourceLoc& where(const std::string& name) const;
   void set(const std::string& name, ParamValue v) { values_[name] = std::move(v); }

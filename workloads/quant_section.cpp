@@ -22,7 +22,10 @@ const KindSpec& quant_section_spec(QuantExtras extras) {
     if (x == QuantExtras::Experts)
       s.add(param::list("experts", "MoE: weight format of each routed expert, in expert order (empty: weights)").def(""));
     if (x == QuantExtras::Degrees) {
-      s.add(param::list("degree_bounds", "GNN: in-degree bounds of the precision buckets, ascending").def(""));
+      s.add(param::list("degree_bounds", "GNN: in-degree bounds of the precision buckets, ascending")
+                .of(ParamType::Int)
+                .at_least("1")
+                .def(""));
       s.add(param::list("degree_formats", "GNN: feature format of each bucket, one more than degree_bounds").def(""));
     }
     return s;
@@ -64,20 +67,10 @@ QuantChoice read_quant_section(const ValidatedNode& node) {
   q.degree_formats = list("degree_formats");
   if (p.has("degree_bounds")) {
     const ParamValue& v = p.value("degree_bounds");
-    for (size_t i = 0; i < v.items.size(); ++i) {
-      const std::string key = fmt::format("{}.degree_bounds[{}]", node.path, i);
-      std::int64_t b = 0;
-      try {
-        size_t used = 0;
-        b = std::stoll(v.items[i], &used);
-        if (used != v.items[i].size()) throw std::invalid_argument("trailing text");
-      } catch (const std::exception&) {
-        throw InputError(v.item_locs[i], key, fmt::format("expected an integer degree, got \"{}\"", v.items[i]));
-      }
-      if (b < 1 || (!q.degree_bounds.empty() && b <= q.degree_bounds.back()))
-        throw InputError(v.item_locs[i], key, "bounds must be positive and ascending");
-      q.degree_bounds.push_back(b);
-    }
+    q.degree_bounds = v.item_integers;
+    for (size_t i = 1; i < q.degree_bounds.size(); ++i)
+      if (q.degree_bounds[i] <= q.degree_bounds[i - 1])
+        throw InputError(v.item_locs[i], fmt::format("{}.degree_bounds[{}]", node.path, i), "bounds must be ascending");
     if (q.degree_formats.size() != (q.degree_bounds.empty() ? 0 : q.degree_bounds.size() + 1))
       throw InputError(node.loc, node.path + ".degree_formats",
                        fmt::format("needs one format per bucket: {} bounds make {} buckets, got {} formats",

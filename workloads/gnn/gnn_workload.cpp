@@ -41,22 +41,6 @@ const KindSpec& graph_section_spec() {
   return spec;
 }
 
-std::vector<std::int64_t> int_list(const ValidatedNode& cfg, const char* key) {
-  const ParamValue& v = cfg.params.value(key);
-  std::vector<std::int64_t> out;
-  for (size_t i = 0; i < v.items.size(); ++i) {
-    try {
-      size_t used = 0;
-      out.push_back(std::stoll(v.items[i], &used));
-      if (used != v.items[i].size() || out.back() < 1) throw std::invalid_argument("");
-    } catch (const std::exception&) {
-      throw InputError(v.item_locs[i], fmt::format("{}.{}[{}]", cfg.path, key, i),
-                       fmt::format("expected a positive integer, got \"{}\"", v.items[i]));
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 KindSpec GnnWorkload::spec() {
@@ -64,11 +48,16 @@ KindSpec GnnWorkload::spec() {
   s.name = "gnn";
   s.description = "GNN layers (GCN, GraphSAGE-mean, GIN) as aggregation SpMM plus combination GEMM on a graph";
   s.add(param::choice("model", {"gcn", "sage", "gin"}, "layer kind").def("gcn"));
-  s.add(param::list("layer_dims", "feature widths: input, then each layer's output (e.g. [1433, 16, 7])"));
+  s.add(param::list("layer_dims", "feature widths: input, then each layer's output (e.g. [1433, 16, 7])")
+            .of(ParamType::Int)
+            .at_least("1"));
   s.add(param::list("order", "per layer (or one for all): combine_first = A(XW), aggregate_first = (AX)W, auto")
+            .of_choices({"combine_first", "aggregate_first", "auto"})
             .def("auto"));
   s.add(param::list("feature_density",
-                    "per layer: density of the layer's input features; empty: the dataset's for layer 1, then 1")
+                    "per layer: density of the layer's input features in (0, 1]; empty: the dataset's for layer 1, then 1")
+            .of(ParamType::Float)
+            .range("1e-12", "1")
             .def(""));
   s.add(param::boolean("self_loops", "gcn: aggregate over A + I").def("true"));
   s.slot(SlotSpec{"graph", "the graph", "section", "", true, &graph_section_spec()});
@@ -111,23 +100,21 @@ GnnWorkload::GnnWorkload(const ValidatedNode& cfg, SimContext& ctx) : GraphWorkl
   } catch (const InputError& e) {
     // Generators name only their parameter; point at the section that set it.
     if (!e.loc().file.empty()) throw;
-    const std::string what = e.what(), prefix = e.key() + ": ";
-    const auto at = what.find(prefix);
-    throw InputError(gs.loc, gs.path + "." + e.key(), at == std::string::npos ? what : what.substr(at + prefix.size()));
+    throw InputError(gs.loc, gs.path + "." + e.key(), e.message());
   }
 
   model_ = cfg.params.string("model");
-  const std::vector<std::int64_t> dims = int_list(cfg, "layer_dims");
+  const std::vector<std::int64_t>& dims = cfg.params.integers("layer_dims");
   if (dims.size() < 2) throw InputError(cfg.params.where("layer_dims"), cfg.path + ".layer_dims", "needs an input width and at least one layer");
   if (features_ && features_->columns != dims[0])
     throw InputError(cfg.params.where("layer_dims"), cfg.path + ".layer_dims[0]",
                      fmt::format("the dataset has {} input features, not {}", features_->columns, dims[0]));
   const size_t n_layers = dims.size() - 1;
   const auto& order = cfg.params.list("order");
-  const ParamValue& dens = cfg.params.value("feature_density");
+  const auto& dens = cfg.params.reals("feature_density");
   if (order.size() != 1 && order.size() != n_layers)
     throw InputError(cfg.params.where("order"), cfg.path + ".order", fmt::format("give one order or {}", n_layers));
-  if (!dens.items.empty() && dens.items.size() != n_layers)
+  if (!dens.empty() && dens.size() != n_layers)
     throw InputError(cfg.params.where("feature_density"), cfg.path + ".feature_density",
                      fmt::format("give one density per layer ({})", n_layers));
   const bool loops = model_ == "gin" || (model_ == "gcn" && cfg.params.flag("self_loops"));
@@ -137,33 +124,20 @@ GnnWorkload::GnnWorkload(const ValidatedNode& cfg, SimContext& ctx) : GraphWorkl
     Layer layer;
     layer.in = dims[l];
     layer.out = dims[l + 1];
-    if (!dens.items.empty()) {
-      const std::string key = fmt::format("{}.feature_density[{}]", cfg.path, l);
-      try {
-        size_t used = 0;
-        layer.density = std::stod(dens.items[l], &used);
-        if (used != dens.items[l].size() || !(layer.density > 0 && layer.density <= 1)) throw std::invalid_argument("");
-      } catch (const std::exception&) {
-        throw InputError(dens.item_locs[l], key, fmt::format("expected a density in (0, 1], got \"{}\"", dens.items[l]));
-      }
+    if (!dens.empty()) {
+      layer.density = dens[l];
     } else if (l == 0 && features_) {
       layer.density = features_->density();
     }
-    layer.input_nnz = l == 0 && features_ && dens.items.empty()
+    layer.input_nnz = l == 0 && features_ && dens.empty()
                           ? features_->nnz
                           : static_cast<std::int64_t>(std::llround(layer.density * static_cast<double>(N * layer.in)));
     if (layer.input_nnz < 1) layer.density = 1;  // too sparse to mean anything: treat as dense
     const std::string& o = order.size() == 1 ? order[0] : order[l];
-    const SourceLoc& where = cfg.params.value("order").item_locs[order.size() == 1 ? 0 : l];
-    if (o == "combine_first") layer.combine_first = true;
-    else if (o == "aggregate_first") layer.combine_first = false;
-    else if (o == "auto") layer.combine_first = layer_flops(layer, true) <= layer_flops(layer, false);
-    else
-      throw InputError(where, fmt::format("{}.order[{}]", cfg.path, l),
-                       fmt::format("\"{}\" is not combine_first, aggregate_first or auto", o));
+    layer.combine_first = o == "auto" ? layer_flops(layer, true) <= layer_flops(layer, false) : o == "combine_first";
     layers_.push_back(layer);
   }
-  read_quant_section(cfg.child("quant"));  // bad formats fail here, before anything runs
+  quant_ = read_quant_section(cfg.child("quant"));
 }
 
 double GnnWorkload::layer_flops(const Layer& l, bool combine_first) const {
@@ -185,7 +159,7 @@ double GnnWorkload::layer_flops(const Layer& l, bool combine_first) const {
 }
 
 OpGraph GnnWorkload::build() const {
-  const QuantChoice q = read_quant_section(cfg_.child("quant"));
+  const QuantChoice& q = quant_;
   OpGraph g;
   g.name = fmt::format("{} on {}", model_, graph_.name());
   GraphBuilder b(g, q);

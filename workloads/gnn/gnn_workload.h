@@ -12,6 +12,7 @@
 
 #include "workloads/graph/csr_graph.h"
 #include "workloads/graph_workload.h"
+#include "workloads/quant_section.h"
 
 namespace strata {
 
@@ -38,6 +39,7 @@ class GnnWorkload : public GraphWorkload {
   std::string model_;
   std::vector<Layer> layers_;
   std::int64_t adjacency_nnz_ = 0;
+  QuantChoice quant_;
 };
 
 }  // namespace strata

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "sim/input_error.h"
+#include "sim/results_writer.h"
 
 // The file is little-endian and the arrays are used in place, so the host must be too.
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -59,27 +60,6 @@ struct Fd {
   }
 };
 
-[[noreturn]] void write_failed(const std::string& tmp, const std::string& what, int err) {
-  ::unlink(tmp.c_str());
-  throw std::runtime_error(fmt::format("cannot write {}: {}: {}", tmp, what, std::strerror(err)));
-}
-
-void write_all(int fd, const std::string& tmp, const void* data, std::uint64_t bytes) {
-  const char* p = static_cast<const char*>(data);
-  while (bytes > 0) {
-    const size_t chunk = static_cast<size_t>(std::min<std::uint64_t>(bytes, std::uint64_t{1} << 30));
-    const ssize_t n = ::write(fd, p, chunk);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      write_failed(tmp, "write", err);
-    }
-    p += n;
-    bytes -= static_cast<std::uint64_t>(n);
-  }
-}
-
 }  // namespace
 
 std::uint64_t binary_csr_file_size(std::uint64_t num_nodes, std::uint64_t num_edges, std::uint64_t name_bytes) {
@@ -99,29 +79,15 @@ void write_binary_csr(const CsrGraph& g, const std::string& path) {
   h.name_bytes = static_cast<std::uint32_t>(g.name().size());
   h.reserved = 0;
 
-  // A unique temporary name in the same folder (so rename is atomic), made by mkstemp.
-  std::string tmp = path + ".tmp.XXXXXX";
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
-  ::fchmod(fd, 0644);
   static const char zeros[8] = {};
-  write_all(fd, tmp, &h, sizeof h);
-  write_all(fd, tmp, g.name().data(), g.name().size());
-  write_all(fd, tmp, zeros, round_up8(g.name().size()) - g.name().size());
-  write_all(fd, tmp, g.row_ptr(), 8 * (h.num_nodes + 1));
-  if (h.num_edges > 0) write_all(fd, tmp, g.col_idx(), 4 * h.num_edges);
-  write_all(fd, tmp, zeros, round_up8(4 * h.num_edges) - 4 * h.num_edges);
-  if (::fsync(fd) != 0) {
-    const int err = errno;
-    ::close(fd);
-    write_failed(tmp, "fsync", err);
-  }
-  if (::close(fd) != 0) write_failed(tmp, "close", errno);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw std::runtime_error(fmt::format("cannot rename {} to {}: {}", tmp, path, std::strerror(err)));
-  }
+  AtomicFile file(path);
+  file.write(&h, sizeof h);
+  file.write(g.name().data(), g.name().size());
+  file.write(zeros, round_up8(g.name().size()) - g.name().size());
+  file.write(g.row_ptr(), 8 * (h.num_nodes + 1));
+  if (h.num_edges > 0) file.write(g.col_idx(), 4 * h.num_edges);
+  file.write(zeros, round_up8(4 * h.num_edges) - 4 * h.num_edges);
+  file.commit();
 }
 
 CsrGraph map_binary_csr(const std::string& path) {

@@ -94,8 +94,8 @@ TransformerWorkload::TransformerWorkload(const ValidatedNode& cfg, SimContext& c
     throw InputError(p.where("prompt_len"), cfg.path + ".prompt_len",
                      fmt::format("sequences reach {} tokens, beyond the model's max_positions ({})", len,
                                  model_.max_positions));
-  checked_quant(cfg, model_);
-  if (model_.is_moe()) MoeRouting(cfg.child("routing"), model_, ctx.seed());
+  quant_ = checked_quant(cfg, model_);
+  if (model_.is_moe()) routing_.emplace(cfg.child("routing"), model_, ctx.seed());
 }
 
 OpGraph TransformerWorkload::build() const {
@@ -108,8 +108,8 @@ OpGraph TransformerWorkload::build() const {
   o.shape.batch = p.integer("batch");
   o.shape.prompt_len = p.integer("prompt_len");
   o.shape.gen_tokens = p.integer("gen_tokens");
-  o.quant = checked_quant(cfg_, model_);
-  if (model_.is_moe()) {
+  o.quant = quant_;
+  if (routing_) {
     // Route every token of every sequence once per MoE layer, then hand each step its slice.
     const auto steps = inference_steps(o.shape);
     std::vector<std::int64_t> start;
@@ -118,10 +118,9 @@ OpGraph TransformerWorkload::build() const {
       start.push_back(positions);
       positions += st.q_len;
     }
-    const MoeRouting routing(cfg_.child("routing"), model_, ctx_.seed());
     auto layers = std::make_shared<std::vector<LayerRouting>>(
-        routing.route(static_cast<std::int32_t>(model_.moe_layers()), o.shape.batch * positions));
-    o.dispatch = routing.dispatch(total_load(*layers, model_.experts));
+        routing_->route(static_cast<std::int32_t>(model_.moe_layers()), o.shape.batch * positions));
+    o.dispatch = routing_->dispatch(total_load(*layers, model_.experts));
     const std::int64_t batch = o.shape.batch;
     o.routing = [layers, start, steps, positions, batch](std::int32_t moe_layer, std::int64_t step, std::int64_t tokens) {
       const LayerRouting& all = (*layers)[static_cast<size_t>(moe_layer)];
@@ -146,19 +145,18 @@ nlohmann::ordered_json TransformerWorkload::details() const {
   m["name"] = model_.name;
   m["layers"] = model_.layers;
   m["hidden"] = model_.hidden;
-  const QuantChoice q = checked_quant(cfg_, model_);
   // Scales amortized over the cache's rows (a head's width; latent plus RoPE key for MLA).
   const std::int64_t row = model_.attention == TransformerModel::Attention::Mla
                                ? model_.kv_lora_rank + model_.qk_rope_head_dim
                                : model_.head_dim;
   m["kv_cache_bytes_per_token"] = static_cast<double>(model_.kv_cache_elements_per_token()) *
-                                  parse_quant_spec(q.kv_cache).bits_per_element(row) / 8;
+                                  parse_quant_spec(quant_.kv_cache).bits_per_element(row) / 8;
   m["phase"] = p.string("phase");
   m["batch"] = p.integer("batch");
   m["prompt_len"] = p.integer("prompt_len");
   m["gen_tokens"] = p.integer("gen_tokens");
   j["model"] = m;
-  j["quant"] = quant_figures(q, ctx_.seed(), model_.hidden);
+  j["quant"] = quant_figures(quant_, ctx_.seed(), model_.hidden);
   return j;
 }
 
@@ -181,38 +179,36 @@ MoeLayerWorkload::MoeLayerWorkload(const ValidatedNode& cfg, SimContext& ctx)
   if (cfg.params.integer("layer") >= model_.moe_layers())
     throw InputError(cfg.params.where("layer"), cfg.path + ".layer",
                      fmt::format("the model has {} MoE layers", model_.moe_layers()));
-  checked_quant(cfg, model_);
-  MoeRouting(cfg.child("routing"), model_, ctx.seed());
+  quant_ = checked_quant(cfg, model_);
+  const MoeRouting routing(cfg.child("routing"), model_, ctx.seed());
+  routing_ = routing.route(1, cfg.params.integer("tokens"), static_cast<std::int32_t>(cfg.params.integer("layer")))[0];
+  dispatch_ = routing.dispatch(routing_.expert_load());
 }
 
 OpGraph MoeLayerWorkload::build() const {
   const std::int64_t tokens = cfg_.params.integer("tokens");
   const auto layer = static_cast<std::int32_t>(cfg_.params.integer("layer"));
-  const MoeRouting routing(cfg_.child("routing"), model_, ctx_.seed());
-  auto layers = routing.route(1, tokens, layer);
   OpGraph g;
   g.name = fmt::format("{} MoE layer {}", model_.name, layer);
   g.parameters = model_.moe_layer_params(false);
   g.active_parameters = model_.moe_layer_params(true);
-  GraphBuilder b(g, checked_quant(cfg_, model_));
+  GraphBuilder b(g, quant_);
   const std::int32_t l = static_cast<std::int32_t>(layer + model_.first_dense_layers);
   b.at(l, "");
   const TensorId x = b.activation("x", {tokens, model_.hidden});
-  emit_moe_block(b, model_, l, x, tokens, layers[0], routing.dispatch(layers[0].expert_load()));
+  emit_moe_block(b, model_, l, x, tokens, routing_, dispatch_);
   return g;
 }
 
 nlohmann::ordered_json MoeLayerWorkload::details() const {
-  const MoeRouting routing(cfg_.child("routing"), model_, ctx_.seed());
-  const auto layer = static_cast<std::int32_t>(cfg_.params.integer("layer"));
-  auto layers = routing.route(1, cfg_.params.integer("tokens"), layer);
   nlohmann::ordered_json j;
-  j["routing"] = routing_figures(layers);
-  const MoeDispatch d = routing.dispatch(layers[0].expert_load());
-  if (d.capacity_factor > 0) j["routing"]["dropped_assignments"] = apply_capacity(layers[0], d.capacity_factor);
-  j["routing"]["expert_tokens"] = layers[0].expert_load();
-  if (d.devices > 1) j["routing"]["device_tokens"] = device_load(d.expert_device, d.devices, layers[0].expert_load());
-  j["quant"] = quant_figures(checked_quant(cfg_, model_), ctx_.seed(), model_.hidden);
+  j["routing"] = routing_figures({routing_});
+  LayerRouting kept = routing_;
+  if (dispatch_.capacity_factor > 0) j["routing"]["dropped_assignments"] = apply_capacity(kept, dispatch_.capacity_factor);
+  j["routing"]["expert_tokens"] = kept.expert_load();
+  if (dispatch_.devices > 1)
+    j["routing"]["device_tokens"] = device_load(dispatch_.expert_device, dispatch_.devices, kept.expert_load());
+  j["quant"] = quant_figures(quant_, ctx_.seed(), model_.hidden);
   return j;
 }
 

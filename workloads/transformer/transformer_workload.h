@@ -4,7 +4,12 @@
 // Keys are documented in spec(); the model, quant and routing sections in their own specs.
 #pragma once
 
+#include <optional>
+#include <vector>
+
 #include "workloads/graph_workload.h"
+#include "workloads/moe/routing_section.h"
+#include "workloads/quant_section.h"
 #include "workloads/transformer/transformer_model.h"
 
 namespace strata {
@@ -20,6 +25,8 @@ class TransformerWorkload : public GraphWorkload {
 
  private:
   TransformerModel model_;
+  QuantChoice quant_;
+  std::optional<MoeRouting> routing_;  // MoE models
 };
 
 class MoeLayerWorkload : public GraphWorkload {
@@ -33,6 +40,9 @@ class MoeLayerWorkload : public GraphWorkload {
 
  private:
   TransformerModel model_;
+  QuantChoice quant_;
+  LayerRouting routing_;  // before the capacity limit
+  MoeDispatch dispatch_;
 };
 
 }  // namespace strata
