@@ -7,7 +7,7 @@
 namespace strata {
 
 TracePlayer::TracePlayer(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx,
-                         std::unique_ptr<MemoryTraceReader> reader, size_t max_outstanding)
+                         std::unique_ptr<RequestSource> reader, size_t max_outstanding)
     : Component(name, cfg, ctx),
       socket_("socket"),
       reader_(std::move(reader)),
@@ -49,7 +49,7 @@ void TracePlayer::run() {
     while (const std::optional<MemoryRequest> req = reader_->next()) {
       const sc_core::sc_time due = clock().time_of(req->cycle);
       if (due > sc_core::sc_time_stamp()) wait(due - sc_core::sc_time_stamp());
-      while (outstanding_ >= max_outstanding_ || request_phase_busy_) wait(progress_event_);
+      while (outstanding_ >= max_outstanding_ || in_request_phase_) wait(progress_event_);
       // Responses arrive on the target's clock edges; issue on our own, at most one request
       // per cycle.
       sc_core::sc_time edge = clock().next_edge(sc_core::sc_time_stamp());
@@ -74,15 +74,15 @@ void TracePlayer::run() {
       outstanding_level_.set(r->issued.to_seconds(), static_cast<double>(outstanding_));
       context().timeline().async_begin(track_, req->write ? "write" : "read", r->id, r->issued);
 
-      request_phase_busy_ = true;
+      in_request_phase_ = r;
       tlm::tlm_phase phase = tlm::BEGIN_REQ;
       sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
       const tlm::tlm_sync_enum status = socket_->nb_transport_fw(*r, phase, delay);
       if (status == tlm::TLM_UPDATED && phase == tlm::END_REQ) {
-        request_phase_busy_ = false;
+        in_request_phase_ = nullptr;
         if (delay > sc_core::SC_ZERO_TIME) wait(delay);
       } else if (status == tlm::TLM_COMPLETED) {
-        request_phase_busy_ = false;
+        in_request_phase_ = nullptr;
         complete(*r, sc_core::sc_time_stamp() + delay);
       }
       // TLM_ACCEPTED: END_REQ comes on the backward path.
@@ -117,12 +117,12 @@ void TracePlayer::complete(Request& r, const sc_core::sc_time& at) {
 tlm::tlm_sync_enum TracePlayer::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase,
                                                 sc_core::sc_time& delay) {
   if (phase == tlm::END_REQ) {
-    request_phase_busy_ = false;
+    in_request_phase_ = nullptr;
     progress_event_.notify(delay);
     return tlm::TLM_ACCEPTED;
   }
   if (phase == tlm::BEGIN_RESP) {
-    if (request_phase_busy_) request_phase_busy_ = false;  // BEGIN_RESP implies END_REQ
+    if (&gp == in_request_phase_) in_request_phase_ = nullptr;  // its BEGIN_RESP implies its END_REQ
     complete(static_cast<Request&>(gp), sc_core::sc_time_stamp() + delay);
     return tlm::TLM_COMPLETED;
   }

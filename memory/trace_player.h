@@ -1,4 +1,4 @@
-// Replays a memory trace over a TLM-2.0 initiator socket with the approximately-timed
+// Replays memory requests (a trace file or a generator) over a TLM-2.0 initiator socket with the approximately-timed
 // four-phase protocol: each request is issued at its trace cycle (in this player's clock) or as
 // soon after as the outstanding-request limit and the target's END_REQ allow, and at most one
 // request is issued per cycle.
@@ -9,14 +9,14 @@
 
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "memory/trace/memory_trace_reader.h"
+#include "memory/trace/request_source.h"
 #include "sim/component.h"
 
 namespace strata {
 
 class TracePlayer : public Component, public tlm::tlm_mm_interface {
  public:
-  TracePlayer(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, std::unique_ptr<MemoryTraceReader> reader,
+  TracePlayer(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, std::unique_ptr<RequestSource> reader,
               size_t max_outstanding);
   tlm::tlm_initiator_socket<>& initiator_socket() { return socket_; }
   bool finished() const { return finished_; }
@@ -38,10 +38,10 @@ class TracePlayer : public Component, public tlm::tlm_mm_interface {
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay);
 
   tlm_utils::simple_initiator_socket<TracePlayer> socket_;
-  std::unique_ptr<MemoryTraceReader> reader_;
+  std::unique_ptr<RequestSource> reader_;
   size_t max_outstanding_;
   size_t outstanding_ = 0;
-  bool request_phase_busy_ = false;  // BEGIN_REQ sent, END_REQ not yet received
+  tlm::tlm_generic_payload* in_request_phase_ = nullptr;  // BEGIN_REQ sent, END_REQ not yet received
   bool finished_ = false;
   std::uint64_t next_id_ = 0;
   sc_core::sc_event progress_event_;

@@ -27,6 +27,11 @@ const KindSpec& sim_section_spec() {
               .def("1000000")
               .range("1", "1000000000")
               .no_effect_on_results());
+    s.add(param::boolean("check_protocol",
+                         "verify every DRAM command against the standard's timing and state rules; the run stops "
+                         "at the first violation")
+              .def("false")
+              .no_effect_on_results());
     s.add(param::choice("progress", {"auto", "on", "off"},
                         "progress on stderr: auto shows it on a terminal for runs longer than 2 s")
               .def("auto")

@@ -80,6 +80,7 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
   OutputGuard guard(result.dir);
 
   SimContext ctx(registry, static_cast<std::uint64_t>(exp.root.params.integer("seed")), sim.quantity("stats_window"));
+  ctx.set_check_protocol(sim.flag("check_protocol"));
   const std::string timeline_path = (fs::path(result.dir) / "timeline.json").string();
   const bool timeline = options.timeline.value_or(sim.flag("timeline"));
   if (timeline) {

@@ -36,6 +36,9 @@ class SimContext {
   std::uint64_t seed() const { return seed_; }
   // Window of time-series statistics (sim.stats_window).
   double stats_window_s() const { return stats_window_s_; }
+  // sim.check_protocol: models with a protocol checker run it.
+  bool check_protocol() const { return check_protocol_; }
+  void set_check_protocol(bool on) { check_protocol_ = on; }
 
   // An independent, reproducible random stream per name: the same seed and name give the same
   // sequence whatever else the design creates. Use Boost.Random distributions with it (the
@@ -60,6 +63,7 @@ class SimContext {
   const Registry& registry_;
   std::uint64_t seed_;
   double stats_window_s_;
+  bool check_protocol_ = false;
   StatsRegistry stats_;
   Timeline timeline_;
   std::vector<Component*> components_;

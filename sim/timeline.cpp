@@ -63,4 +63,10 @@ void Timeline::async_end(int track, const char* name, std::uint64_t id, const sc
              track, name, id, to_us(t));
 }
 
+void Timeline::instant(int track, const std::string& name, const sc_core::sc_time& t) {
+  if (!file_ || !admit()) return;
+  fmt::print(file_, ",\n{{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":{},\"name\":\"{}\",\"ts\":{:.6f}}}", track, name,
+             to_us(t));
+}
+
 }  // namespace strata

@@ -1,0 +1,147 @@
+// The scheduling logic of one DRAM (pseudo-)channel, free of SystemC so it can be tested and
+// driven cycle by cycle: read and write queues, FR-FCFS or FCFS, open / closed / adaptive page
+// policy, write drain between watermarks, all-bank or per-bank refresh.
+//
+// Event-driven: step(now) issues what is legal at `now` (one command per command bus; HBM has
+// a row and a column bus) and returns the earliest later cycle at which anything could become
+// legal, so the SystemC wrapper sleeps until then and an idle or stalled channel costs nothing
+// per cycle. Returning a cycle that is too early only costs a wasted step; it is never late.
+// A channel with no requests does not wake up for refresh: it parks, and the refreshes of the
+// idle stretch are issued (at their own cycles) when the next request arrives or the run ends,
+// so an idle memory neither keeps the simulation alive nor costs events.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <limits>
+#include <vector>
+
+#include "memory/dram/address_mapping.h"
+#include "memory/dram/dram_command.h"
+#include "memory/dram/dram_spec.h"
+#include "memory/dram/timing_table.h"
+#include "sim/stats.h"
+
+namespace strata {
+
+class ProtocolChecker;
+
+struct ControllerConfig {
+  enum class Scheduler { FrFcfs, Fcfs };
+  enum class PagePolicy { Open, Closed, Adaptive };
+  enum class Refresh { AllBank, PerBank, None };
+  std::size_t read_queue = 32;
+  std::size_t write_queue = 32;
+  Scheduler scheduler = Scheduler::FrFcfs;
+  PagePolicy page_policy = PagePolicy::Open;
+  Refresh refresh = Refresh::AllBank;
+  double write_high = 0.75;  // start draining writes at this fill of the write queue
+  double write_low = 0.25;   // and stop at this one
+};
+
+// Statistics of one channel, registered by the owner under the channel's name.
+struct ChannelStats {
+  Counter* commands[kDramCmds];
+  Counter *reads, *writes, *forwarded_reads, *row_hits, *row_misses, *row_conflicts;
+  Distribution *read_latency, *write_latency;             // this channel, ns
+  Distribution *total_read_latency, *total_write_latency;  // all channels, ns
+  TimeAverage *read_queue, *write_queue;
+};
+
+class ChannelController {
+ public:
+  static constexpr std::uint64_t kIdle = std::numeric_limits<std::uint64_t>::max();
+  struct Completion {
+    std::uint64_t tag;
+    std::uint64_t cycle;  // the cycle the last data beat ends
+  };
+
+  ChannelController(const DramSpec& spec, const ControllerConfig& config, const ChannelStats& stats,
+                    ProtocolChecker* checker);
+
+  // Free entries in the read or write queue.
+  std::size_t room(bool write) const {
+    return write ? config_.write_queue - writes_.size() : config_.read_queue - reads_.size();
+  }
+  // Queues a request that arrives at `now` (the caller checked room()). A read of data
+  // still in the write queue is answered from there: it returns true and queues nothing.
+  bool enqueue(std::uint64_t tag, const DramAddress& a, bool write, std::uint64_t now);
+  // Issues what is legal at `now`; reads whose data has been scheduled go to `done`.
+  std::uint64_t step(std::uint64_t now, std::vector<Completion>& done);
+  // Closes residency accounting at the end of the run.
+  void finish(std::uint64_t end);
+
+  bool idle() const { return reads_.empty() && writes_.empty(); }
+  // Rank-cycles during which at least one bank of the rank was open (active standby).
+  std::uint64_t active_rank_cycles() const { return active_cycles_; }
+  // Set when the checker found a violation; the run stops with it.
+  const std::string& violation() const { return violation_; }
+  // Test hook: issue commands with this (deliberately wrong) timing while the checker keeps
+  // the real one; the checker must object (the mutation test).
+  void use_timing_for_scheduling(const DramSpec& wrong) { timing_ = TimingTable(wrong); }
+  // Calls `f` for every issued command (per-command tracing); unset, it costs one branch.
+  void observe(std::function<void(const DramCommand&)> f) { on_command_ = std::move(f); }
+
+ private:
+  struct Request {
+    std::uint64_t tag;
+    DramAddress a;
+    std::uint64_t arrival;
+    bool write;
+    bool needed_pre = false, needed_act = false;
+  };
+  struct Bank {
+    bool open = false;
+    std::uint32_t row = 0;
+    bool close_pending = false;  // closed / adaptive page: precharge when legal
+  };
+  struct Candidate {
+    DramCmd cmd;
+    int rank, group, bank;
+    std::uint32_t row;
+    std::vector<Request>* queue;
+    std::size_t index;  // into *queue; SIZE_MAX for a refresh or page-policy command
+  };
+
+  int bank_index(int rank, int group, int bank) const { return (rank * spec_.org.bank_groups + group) * spec_.org.banks_per_group + bank; }
+  void refresh_candidates(std::uint64_t now, std::uint64_t& next, Candidate*& row);
+  void request_candidates(std::vector<Request>& q, std::uint64_t now, std::uint64_t& next, Candidate*& row,
+                          Candidate*& col);
+  void issue(const Candidate& c, std::uint64_t now, std::vector<Completion>& done, std::uint64_t& next);
+  void record(DramCmd cmd, int rank, int group, int bank, std::uint32_t row, std::uint64_t now);
+  // Whether a request in `q` (or in either queue) would hit `row` of the bank.
+  static bool queued_hit(const std::vector<Request>& q, int rank, int group, int bank, std::uint32_t row);
+  bool queued_hit(int rank, int group, int bank, std::uint32_t row) const;
+  void set_queue_levels(std::uint64_t now);
+  std::uint64_t schedule(std::uint64_t now, std::vector<Completion>& done);  // one step's work
+  void catch_up(std::uint64_t now);  // runs the parked (refresh-only) steps before `now`
+
+  DramSpec spec_;
+  ControllerConfig config_;
+  ChannelStats stats_;
+  ProtocolChecker* checker_;
+  TimingTable timing_;
+  std::vector<Request> reads_, writes_;
+  std::vector<Bank> banks_;
+  std::vector<int> closing_;     // banks with close_pending, in the order they were marked
+  std::vector<int> open_banks_;  // per rank
+  std::vector<std::uint64_t> active_since_;
+  std::uint64_t active_cycles_ = 0;
+  bool draining_ = false;
+  std::uint64_t parked_ = kIdle;  // the next refresh-only step of an idle channel
+
+  // Refresh: per rank, when the next one is due, whether it is owed now, and (per-bank) which
+  // bank is next.
+  std::vector<std::uint64_t> refresh_due_;
+  std::vector<bool> refresh_owed_;
+  std::vector<int> refresh_bank_;
+
+  std::uint64_t last_row_cmd_ = kIdle, last_col_cmd_ = kIdle;
+  bool separate_buses_;
+  Candidate row_slot_{}, col_slot_{}, refresh_slot_{};
+  std::string violation_;
+  std::function<void(const DramCommand&)> on_command_;
+};
+
+}  // namespace strata

@@ -1,0 +1,390 @@
+#include "memory/dram/dram.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "sim/input_error.h"
+
+namespace strata {
+
+struct Dram::Channel {
+  std::unique_ptr<ChannelController> ctrl;
+  std::unique_ptr<ProtocolChecker> checker;
+  ChannelStats stats;
+  Counter* bytes = nullptr;
+  sc_core::sc_event wake;
+  std::uint64_t wake_at = ChannelController::kIdle;  // the pending wake-up, if any
+  int track = -1;
+};
+
+namespace {
+
+const KindSpec& controller_spec() {
+  static const KindSpec spec = [] {
+    KindSpec s;
+    s.name = "controller";
+    s.category = "section";
+    s.description = "the memory controller of each (pseudo-)channel";
+    s.add(param::integer("read_queue", "read requests (bursts) a channel holds").def("32").range("1", "4096"));
+    s.add(param::integer("write_queue", "write requests (bursts) a channel holds").def("32").range("1", "4096"));
+    s.add(param::choice("scheduler", {"frfcfs", "fcfs"},
+                        "frfcfs: ready row hits first, then the oldest ready command; fcfs: strictly in arrival order")
+              .def("frfcfs"));
+    s.add(param::choice("page_policy", {"open", "closed", "adaptive"},
+                        "open: rows stay open until a conflict; closed: precharge after every access; adaptive: "
+                        "precharge once no queued request hits the row")
+              .def("open"));
+    s.add(param::choice("refresh", {"all_bank", "per_bank", "none"},
+                        "all_bank: REF per rank every tREFI; per_bank: REFpb to one bank every tREFIpb; none: off")
+              .def("all_bank"));
+    s.add(param::real("write_high", "drain writes when the write queue is this full").def("0.75").range("0", "1"));
+    s.add(param::real("write_low", "stop draining at this fill").def("0.25").range("0", "1"));
+    s.add(param::string("mapping", std::string("address mapping: ") + AddressMapping::schemes_help())
+              .def("row-bank-rank-column-channel"));
+    return s;
+  }();
+  return spec;
+}
+
+ControllerConfig read_controller(const ValidatedNode& n, const DramSpec& spec) {
+  const Params& p = n.params;
+  ControllerConfig c;
+  c.read_queue = static_cast<std::size_t>(p.integer("read_queue"));
+  c.write_queue = static_cast<std::size_t>(p.integer("write_queue"));
+  c.scheduler = p.string("scheduler") == "fcfs" ? ControllerConfig::Scheduler::Fcfs : ControllerConfig::Scheduler::FrFcfs;
+  const std::string& page = p.string("page_policy");
+  c.page_policy = page == "closed"     ? ControllerConfig::PagePolicy::Closed
+                  : page == "adaptive" ? ControllerConfig::PagePolicy::Adaptive
+                                       : ControllerConfig::PagePolicy::Open;
+  const std::string& refresh = p.string("refresh");
+  c.refresh = refresh == "per_bank" ? ControllerConfig::Refresh::PerBank
+              : refresh == "none"   ? ControllerConfig::Refresh::None
+                                    : ControllerConfig::Refresh::AllBank;
+  if (c.refresh == ControllerConfig::Refresh::PerBank && !spec.has_per_bank_refresh())
+    throw InputError(p.where("refresh"), n.path + ".refresh",
+                     fmt::format("{} has no per-bank refresh (timing.tREFIpb is 0)", spec.standard));
+  c.write_high = p.real("write_high");
+  c.write_low = p.real("write_low");
+  if (c.write_low >= c.write_high)
+    throw InputError(p.where("write_low"), n.path + ".write_low",
+                     fmt::format("{} is not below write_high = {}", c.write_low, c.write_high));
+  return c;
+}
+
+AddressMapping read_mapping(const ValidatedNode& n, const DramOrganization& org) {
+  try {
+    return AddressMapping(n.params.string("mapping"), org);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(n.params.where("mapping"), n.path + ".mapping", e.what());
+  }
+}
+
+}  // namespace
+
+KindSpec Dram::spec() {
+  KindSpec s;
+  s.name = "dram";
+  s.description = "DRAM channels of one JEDEC standard with per-channel controllers (TLM-2.0 AT target)";
+  s.with_clock();  // the command clock, 1 / tCK
+  s.add(param::choice("standard", {"DDR4", "DDR5", "LPDDR5", "HBM2", "HBM2E", "HBM3"},
+                      "the standard family: decides the command rules that are not plain timing values (HBM's "
+                      "separate row and column command buses)"));
+  s.slot(SlotSpec{"organization", "channels, ranks, banks, rows, columns, widths, burst", "section", "", true,
+                  &DramSpec::organization_spec()});
+  s.slot(SlotSpec{"timing", "timing constraints in tCK", "section", "", true, &DramSpec::timing_spec()});
+  s.slot(SlotSpec{"power", "VDD and IDD currents for the energy model", "section", "", true, &DramSpec::power_spec()});
+  s.slot(SlotSpec{"controller", "queues, scheduling, page policy, refresh, address mapping", "section", "", false,
+                  &controller_spec()});
+  s.provides(kMemoryTargetRole);
+  return s;
+}
+
+Dram::Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx)
+    : Component(name, cfg, ctx),
+      socket_("socket"),
+      spec_(DramSpec::from_config(cfg, static_cast<double>(clock().frequency_hz()))),
+      controller_config_(read_controller(cfg.child("controller"), spec_)),
+      mapping_(read_mapping(cfg.child("controller"), spec_.org)),
+      energy_(DramEnergy::from(spec_)),
+      requests_(counter("requests", "requests", "requests accepted")),
+      bytes_read_(counter("bytes_read", "B", "bytes read from the DRAM")),
+      bytes_written_(counter("bytes_written", "B", "bytes written to the DRAM")),
+      read_latency_(distribution("read_latency", "ns", "burst read latency, arrival to the end of its data")),
+      write_latency_(distribution("write_latency", "ns", "burst write latency, arrival to the end of its data")) {
+  act_energy_ = &energy_event("act", energy_.act, "activate-precharge pairs (IDD0)");
+  read_energy_ = &energy_event("read", energy_.read, "read bursts (IDD4R)");
+  write_energy_ = &energy_event("write", energy_.write, "write bursts (IDD4W)");
+  refresh_energy_ = &energy_event("refresh", energy_.refresh, "all-bank refreshes (IDD5B)");
+  refresh_bank_energy_ = &energy_event("refresh_bank", energy_.refresh_bank, "per-bank refreshes (IDD5B / banks)");
+  active_energy_ = &energy_event("active_standby", energy_.active_cycle,
+                                 "rank-cycles with a bank open, above precharged standby (IDD3N - IDD2N)");
+  set_static_power(energy_.standby_power);  // precharged standby (IDD2N) of every rank
+
+  const int n = spec_.org.controllers();
+  parts_per_channel_.assign(static_cast<std::size_t>(n), 0);
+  for (int i = 0; i < n; ++i) {
+    auto ch = std::make_unique<Channel>();
+    const std::string p = fmt::format("ch{}.", i);
+    for (int c = 0; c < kDramCmds; ++c) {
+      const char* cmd = command_name(static_cast<DramCmd>(c));
+      ch->stats.commands[c] = &counter(p + "commands." + cmd, "commands", fmt::format("{} commands issued", cmd));
+    }
+    ch->stats.reads = &counter(p + "reads", "bursts", "read bursts served");
+    ch->stats.writes = &counter(p + "writes", "bursts", "write bursts written");
+    ch->stats.forwarded_reads = &counter(p + "forwarded_reads", "bursts", "reads answered from the write queue");
+    ch->stats.row_hits = &counter(p + "row_hits", "accesses", "accesses to the open row");
+    ch->stats.row_misses = &counter(p + "row_misses", "accesses", "accesses to a closed bank (ACT only)");
+    ch->stats.row_conflicts = &counter(p + "row_conflicts", "accesses", "accesses to another open row (PRE + ACT)");
+    ch->stats.read_latency = &distribution(p + "read_latency", "ns", "read latency, arrival to the end of its data");
+    ch->stats.write_latency = &distribution(p + "write_latency", "ns", "write latency, arrival to the end of its data");
+    ch->stats.total_read_latency = &read_latency_;
+    ch->stats.total_write_latency = &write_latency_;
+    ch->stats.read_queue = &time_average(p + "read_queue", "requests", "read queue occupancy");
+    ch->stats.write_queue = &time_average(p + "write_queue", "requests", "write queue occupancy");
+    ch->bytes = &counter(p + "bytes", "B", "bytes read and written");
+    if (ctx.check_protocol())
+      ch->checker = std::make_unique<ProtocolChecker>(spec_, controller_config_.refresh != ControllerConfig::Refresh::None);
+    ch->ctrl = std::make_unique<ChannelController>(spec_, controller_config_, ch->stats, ch->checker.get());
+    if (ctx.timeline().enabled()) {
+      const int track = ctx.timeline().track(fmt::format("{}.ch{} commands", this->name(), i));
+      const Clock& clk = clock();
+      Timeline& timeline = ctx.timeline();
+      ch->ctrl->observe([track, &clk, &timeline](const DramCommand& c) {
+        timeline.instant(track,
+                         fmt::format("{} r{} bg{} b{}{}", command_name(c.cmd), c.rank, c.bank_group, c.bank,
+                                     c.cmd == DramCmd::ACT || is_column(c.cmd) ? fmt::format(" row {}", c.row) : ""),
+                         clk.time_of(c.cycle));
+      });
+    }
+    channels_.push_back(std::move(ch));
+    sc_core::sc_spawn_options options;
+    options.spawn_method();
+    options.set_sensitivity(&channels_.back()->wake);
+    options.dont_initialize();
+    sc_core::sc_spawn(sc_bind(&Dram::run_channel, this, i), fmt::format("ch{}", i).c_str(), &options);
+  }
+  socket_.register_nb_transport_fw(this, &Dram::nb_transport_fw);
+  socket_.register_transport_dbg(this, &Dram::transport_dbg);
+  SC_HAS_PROCESS(Dram);
+  SC_METHOD(respond);
+  sensitive << respond_event_;
+  dont_initialize();
+  SC_METHOD(accept_pending);
+  sensitive << accept_event_;
+  dont_initialize();
+
+  ctx.report("row_hit_rate", stat_name("row_hit_rate"));
+  ctx.report("dram_bandwidth_gbps", stat_name("bandwidth"));
+  ctx.report("energy_pj_per_bit", stat_name("energy_per_bit"));
+  ctx.report("dram_read_latency_ns", stat_name("read_latency"), "mean");
+  ctx.report("dram_p99_read_latency_ns", stat_name("read_latency"), "p99");
+}
+
+Dram::~Dram() = default;
+
+void Dram::schedule_with(const DramSpec& wrong) {
+  for (auto& ch : channels_) ch->ctrl->use_timing_for_scheduling(wrong);
+}
+
+std::uint64_t Dram::now_cycle() const { return clock().cycle_at(clock().next_edge(sc_core::sc_time_stamp())); }
+
+void Dram::wake(Channel& ch, std::uint64_t cycle) {
+  if (cycle >= ch.wake_at) return;  // an earlier wake-up is already due
+  ch.wake_at = cycle;
+  ch.wake.notify(clock().time_of(cycle) - sc_core::sc_time_stamp());
+}
+
+bool Dram::try_accept(tlm::tlm_generic_payload& gp, std::uint64_t at) {
+  const std::uint32_t burst = spec_.org.access_bytes();
+  const std::uint64_t first = gp.get_address() / burst;
+  const std::uint64_t last = (gp.get_address() + std::max(1u, gp.get_data_length()) - 1) / burst;
+  const bool write = gp.is_write();
+  std::fill(parts_per_channel_.begin(), parts_per_channel_.end(), 0);
+  for (std::uint64_t b = first; b <= last; ++b) ++parts_per_channel_[mapping_.decode(b * burst).channel];
+  for (std::size_t c = 0; c < channels_.size(); ++c) {
+    if (parts_per_channel_[c] == 0) continue;
+    const std::size_t capacity = write ? controller_config_.write_queue : controller_config_.read_queue;
+    if (parts_per_channel_[c] > capacity) {
+      // Could never fit: answer with an error rather than wait forever.
+      gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+      answer(&gp, at);
+      return true;
+    }
+    if (channels_[c]->ctrl->room(write) < parts_per_channel_[c]) return false;
+  }
+
+  std::uint32_t tx = 0;
+  if (!write) {
+    if (free_transactions_.empty()) {
+      free_transactions_.push_back(static_cast<std::uint32_t>(transactions_.size()));
+      transactions_.emplace_back();
+    }
+    tx = free_transactions_.back();
+    free_transactions_.pop_back();
+    transactions_[tx] = Transaction{&gp, static_cast<std::uint32_t>(last - first + 1), at};
+  }
+  requests_.add();
+  for (std::uint64_t b = first; b <= last; ++b) {
+    const DramAddress a = mapping_.decode(b * burst);
+    Channel& ch = *channels_[a.channel];
+    ch.bytes->add(burst);
+    (write ? bytes_written_ : bytes_read_).add(burst);
+    const bool forwarded = ch.ctrl->enqueue(tx, a, write, at);
+    if (!write && forwarded && --transactions_[tx].parts_left == 0) {
+      free_transactions_.push_back(tx);
+      answer(&gp, at);
+    }
+    if (!forwarded) wake(ch, at);
+  }
+  if (write) answer(&gp, at);  // posted
+  return true;
+}
+
+void Dram::answer(tlm::tlm_generic_payload* gp, std::uint64_t cycle) {
+  if (gp->get_response_status() == tlm::TLM_INCOMPLETE_RESPONSE) gp->set_response_status(tlm::TLM_OK_RESPONSE);
+  responses_.push(Response{cycle, response_seq_++, gp});
+  if (!awaiting_end_resp_) respond_event_.notify(clock().time_of(responses_.top().cycle) - sc_core::sc_time_stamp());
+}
+
+tlm::tlm_sync_enum Dram::nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+  if (phase == tlm::BEGIN_REQ) {
+    if (gp.has_mm()) gp.acquire();
+    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    const sc_core::sc_time arrival = clock().next_edge(sc_core::sc_time_stamp() + delay);
+    if (pending_) SC_REPORT_ERROR("strata/dram", "BEGIN_REQ before the previous request's END_REQ (TLM-2.0 AT rule)");
+    if (try_accept(gp, clock().cycle_at(arrival))) {
+      phase = tlm::END_REQ;
+      delay = arrival - sc_core::sc_time_stamp();
+      return tlm::TLM_UPDATED;
+    }
+    pending_ = &gp;  // END_REQ once its channels have room
+    return tlm::TLM_ACCEPTED;
+  }
+  if (phase == tlm::END_RESP) {
+    awaiting_end_resp_ = false;
+    if (in_response_ && in_response_->has_mm()) in_response_->release();
+    in_response_ = nullptr;
+    respond_event_.notify(sc_core::SC_ZERO_TIME);
+    return tlm::TLM_COMPLETED;
+  }
+  SC_REPORT_ERROR("strata/dram", "unexpected phase on the forward path");
+  return tlm::TLM_COMPLETED;
+}
+
+void Dram::accept_pending() {
+  if (!pending_ || !try_accept(*pending_, now_cycle())) return;
+  tlm::tlm_generic_payload* gp = pending_;
+  pending_ = nullptr;
+  tlm::tlm_phase phase = tlm::END_REQ;
+  sc_core::sc_time delay = clock().next_edge(sc_core::sc_time_stamp()) - sc_core::sc_time_stamp();
+  socket_->nb_transport_bw(*gp, phase, delay);
+}
+
+void Dram::run_channel(int index) {
+  Channel& ch = *channels_[static_cast<std::size_t>(index)];
+  const std::uint64_t now = clock().cycle_at(sc_core::sc_time_stamp());
+  ch.wake_at = ChannelController::kIdle;
+  done_.clear();
+  const std::uint64_t next = ch.ctrl->step(now, done_);
+  if (!ch.ctrl->violation().empty())
+    throw std::runtime_error(fmt::format("{}.ch{}: DRAM protocol violation: {}", name(), index, ch.ctrl->violation()));
+  for (const ChannelController::Completion& c : done_) {
+    Transaction& tx = transactions_[c.tag];
+    tx.ready = std::max(tx.ready, c.cycle);
+    if (--tx.parts_left == 0) {
+      free_transactions_.push_back(static_cast<std::uint32_t>(c.tag));
+      answer(tx.gp, tx.ready);
+    }
+  }
+  if (next != ChannelController::kIdle) wake(ch, next);
+  if (pending_) accept_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Dram::respond() {
+  const std::uint64_t now = clock().cycle_at(sc_core::sc_time_stamp());
+  while (!awaiting_end_resp_ && !responses_.empty()) {
+    const Response head = responses_.top();
+    if (head.cycle > now) {
+      respond_event_.notify(clock().time_of(head.cycle) - sc_core::sc_time_stamp());
+      return;
+    }
+    responses_.pop();
+    tlm::tlm_phase phase = tlm::BEGIN_RESP;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    const tlm::tlm_sync_enum status = socket_->nb_transport_bw(*head.gp, phase, delay);
+    if (status == tlm::TLM_COMPLETED || (status == tlm::TLM_UPDATED && phase == tlm::END_RESP)) {
+      if (head.gp->has_mm()) head.gp->release();
+    } else {
+      awaiting_end_resp_ = true;
+      in_response_ = head.gp;
+    }
+  }
+}
+
+unsigned Dram::transport_dbg(tlm::tlm_generic_payload&) { return 0; }  // timing only: no data is stored
+
+Dram::EnergyBreakdown Dram::channel_energy(const Channel& ch, double seconds) const {
+  const auto count = [&](DramCmd c) { return static_cast<double>(ch.stats.commands[static_cast<int>(c)]->count()); };
+  EnergyBreakdown e;
+  e.act = count(DramCmd::ACT) * energy_.act;
+  e.read = count(DramCmd::RD) * energy_.read;
+  e.write = count(DramCmd::WR) * energy_.write;
+  e.refresh = count(DramCmd::REF) * energy_.refresh + count(DramCmd::REFpb) * energy_.refresh_bank;
+  e.background = energy_.standby_power / spec_.org.controllers() * seconds +
+                 static_cast<double>(ch.ctrl->active_rank_cycles()) * energy_.active_cycle;
+  return e;
+}
+
+void Dram::finalize(const sc_core::sc_time& end) {
+  const std::uint64_t end_cycle = clock().cycle_at(end);
+  const double t = end.to_seconds();
+  const auto rate = [](std::uint64_t part, std::uint64_t whole) {
+    return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+  };
+  std::uint64_t hits = 0, accesses = 0, cmds[kDramCmds] = {}, active = 0;
+  double energy = 0;
+  for (std::size_t i = 0; i < channels_.size(); ++i) {
+    Channel& ch = *channels_[i];
+    ch.ctrl->finish(end_cycle);
+    const ChannelStats& s = ch.stats;
+    const std::string p = fmt::format("ch{}.", i);
+    const std::uint64_t ch_accesses = s.row_hits->count() + s.row_misses->count() + s.row_conflicts->count();
+    hits += s.row_hits->count();
+    accesses += ch_accesses;
+    for (int c = 0; c < kDramCmds; ++c) cmds[c] += s.commands[c]->count();
+    active += ch.ctrl->active_rank_cycles();
+    scalar(p + "row_hit_rate", "fraction", "row hits over accesses").set(rate(s.row_hits->count(), ch_accesses));
+    scalar(p + "bandwidth", "GB/s", "bytes over simulated time")
+        .set(t > 0 ? static_cast<double>(ch.bytes->count()) / t * 1e-9 : 0);
+    const EnergyBreakdown e = channel_energy(ch, t);
+    scalar(p + "energy.act", "J", "activate-precharge energy").set(e.act);
+    scalar(p + "energy.read", "J", "read burst energy").set(e.read);
+    scalar(p + "energy.write", "J", "write burst energy").set(e.write);
+    scalar(p + "energy.refresh", "J", "refresh energy").set(e.refresh);
+    scalar(p + "energy.background", "J", "standby energy: precharged, plus active while a bank is open").set(e.background);
+    energy += e.act + e.read + e.write + e.refresh + e.background;
+  }
+  // The component's energy events: close_accounting turns them (and the standby power) into
+  // energy.* and energy.total, the same sum as the channels' breakdowns.
+  act_energy_->add(cmds[static_cast<int>(DramCmd::ACT)]);
+  read_energy_->add(cmds[static_cast<int>(DramCmd::RD)]);
+  write_energy_->add(cmds[static_cast<int>(DramCmd::WR)]);
+  refresh_energy_->add(cmds[static_cast<int>(DramCmd::REF)]);
+  refresh_bank_energy_->add(cmds[static_cast<int>(DramCmd::REFpb)]);
+  active_energy_->add(active);
+  for (int c = 0; c < kDramCmds; ++c) {
+    const char* cmd = command_name(static_cast<DramCmd>(c));
+    scalar(std::string("commands.") + cmd, "commands", fmt::format("{} commands issued on all channels", cmd))
+        .set(static_cast<double>(cmds[c]));
+  }
+  const std::uint64_t bytes = bytes_read_.count() + bytes_written_.count();
+  scalar("row_hit_rate", "fraction", "row hits over accesses, all channels").set(rate(hits, accesses));
+  scalar("bandwidth", "GB/s", "bytes read and written over simulated time")
+      .set(t > 0 ? static_cast<double>(bytes) / t * 1e-9 : 0);
+  scalar("peak_bandwidth", "GB/s", "the standard's peak data bandwidth, all channels").set(spec_.peak_bandwidth() * 1e-9);
+  scalar("energy_per_bit", "pJ/bit", "DRAM energy over bits read and written")
+      .set(bytes ? energy / (8.0 * static_cast<double>(bytes)) * 1e12 : 0);
+}
+
+}  // namespace strata

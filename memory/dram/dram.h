@@ -1,0 +1,96 @@
+// Component kind `dram`: a DRAM subsystem of one standard (DDR4/5, LPDDR5, HBM2/2E/3) with one
+// ChannelController per (pseudo-)channel, behind one TLM-2.0 approximately-timed target socket.
+//
+// A request is split into bursts (the standard's access size); each burst goes to the channel
+// the address mapping picks. The request is accepted (END_REQ) once every channel it touches
+// has queue room, else it waits (back-pressure). A read is answered (BEGIN_RESP) at the clock
+// edge its last burst's data ends; writes are posted: answered on acceptance, written when the
+// controller drains them. Reads of data still in the write queue are answered from it.
+//
+// Each channel is a SystemC method that sleeps until its controller's next legal command, so
+// simulated idle or stalled cycles cost nothing. Keys are documented in spec() and its sections.
+#pragma once
+
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include <tlm_utils/simple_target_socket.h>
+
+#include "memory/dram/address_mapping.h"
+#include "memory/dram/channel_controller.h"
+#include "memory/dram/dram_energy.h"
+#include "memory/dram/dram_spec.h"
+#include "memory/dram/protocol_checker.h"
+#include "sim/component.h"
+#include "sim/ports.h"
+
+namespace strata {
+
+class Dram : public Component, public MemoryTarget {
+ public:
+  static KindSpec spec();
+  Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
+  ~Dram() override;
+  tlm::tlm_target_socket<>& target_socket() override { return socket_; }
+  void finalize(const sc_core::sc_time& end) override;
+  const DramSpec& dram_spec() const { return spec_; }
+  const AddressMapping& mapping() const { return mapping_; }
+  // Test hook: schedule with wrong timing while the checker keeps the real one.
+  void schedule_with(const DramSpec& wrong);
+
+ private:
+  struct Channel;
+  struct Transaction {
+    tlm::tlm_generic_payload* gp = nullptr;
+    std::uint32_t parts_left = 0;
+    std::uint64_t ready = 0;  // cycle the last part's data ends
+  };
+  struct Response {
+    std::uint64_t cycle;
+    std::uint64_t seq;
+    tlm::tlm_generic_payload* gp;
+    bool operator>(const Response& o) const { return cycle != o.cycle ? cycle > o.cycle : seq > o.seq; }
+  };
+
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay);
+  unsigned transport_dbg(tlm::tlm_generic_payload& gp);
+  // Queues every burst of `gp` at cycle `at` if all its channels have room.
+  bool try_accept(tlm::tlm_generic_payload& gp, std::uint64_t at);
+  void run_channel(int index);  // SC_METHOD per channel
+  void respond();               // SC_METHOD: BEGIN_RESP for finished requests in order of finish
+  void accept_pending();        // SC_METHOD: END_REQ for a request that waited for room
+  void answer(tlm::tlm_generic_payload* gp, std::uint64_t cycle);
+  void wake(Channel& ch, std::uint64_t cycle);
+  std::uint64_t now_cycle() const;
+  struct EnergyBreakdown {
+    double act = 0, read = 0, write = 0, refresh = 0, background = 0;
+  };
+  EnergyBreakdown channel_energy(const Channel& ch, double seconds) const;
+
+  tlm_utils::simple_target_socket<Dram> socket_;
+  DramSpec spec_;
+  ControllerConfig controller_config_;
+  AddressMapping mapping_;
+  DramEnergy energy_;
+  std::vector<std::unique_ptr<Channel>> channels_;
+  std::vector<Transaction> transactions_;
+  std::vector<std::uint32_t> free_transactions_;
+  std::vector<ChannelController::Completion> done_;  // scratch
+  std::vector<std::uint32_t> parts_per_channel_;     // scratch
+  std::priority_queue<Response, std::vector<Response>, std::greater<Response>> responses_;
+  std::uint64_t response_seq_ = 0;
+  bool awaiting_end_resp_ = false;
+  tlm::tlm_generic_payload* pending_ = nullptr;
+  sc_core::sc_event respond_event_, accept_event_;
+  tlm::tlm_generic_payload* in_response_ = nullptr;  // BEGIN_RESP sent, END_RESP not yet
+
+  Counter& requests_;
+  Counter& bytes_read_;
+  Counter& bytes_written_;
+  Distribution& read_latency_;
+  Distribution& write_latency_;
+  EnergyEvent *act_energy_, *read_energy_, *write_energy_, *refresh_energy_, *refresh_bank_energy_, *active_energy_;
+};
+
+}  // namespace strata

@@ -1,0 +1,112 @@
+// A DRAM standard as data: organisation, timing and IDD currents, read from the `organization`,
+// `timing` and `power` sections of a `dram` hardware node. Presets with every value and its
+// source live in configs/hardware/memory/; any value can be overridden with `--set`.
+//
+// All timings are in cycles of the command clock (tCK, the node's `clock`), as JEDEC tables and
+// the peer simulators' presets state them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/schema.h"
+
+namespace strata {
+
+// The command rules that differ between families: HBM has separate row and column command
+// buses; DDR4 has no per-bank refresh.
+enum class DramFamily { DDR4, DDR5, LPDDR5, HBM2, HBM2E, HBM3 };
+
+struct DramOrganization {
+  int channels = 1;
+  int pseudo_channels = 1;  // per channel; each is scheduled by its own controller
+  int ranks = 1;            // per (pseudo-)channel; HBM stack IDs count as ranks
+  int bank_groups = 1;
+  int banks_per_group = 1;
+  std::int64_t rows = 0;
+  int columns = 0;       // per row, in device-width words
+  int device_width = 0;  // bits per device (x4/x8/x16; the whole pseudo-channel for HBM)
+  int bus_width = 0;     // data bits per (pseudo-)channel
+  int burst_length = 0;  // beats per column access
+
+  int banks_per_rank() const { return bank_groups * banks_per_group; }
+  int devices_per_rank() const { return bus_width / device_width; }
+  int controllers() const { return channels * pseudo_channels; }
+  std::uint32_t access_bytes() const { return static_cast<std::uint32_t>(bus_width / 8 * burst_length); }
+  int bursts_per_row() const { return columns / burst_length; }
+  std::uint64_t row_bytes() const { return static_cast<std::uint64_t>(bursts_per_row()) * access_bytes(); }
+  std::uint64_t capacity_bytes() const;
+};
+
+// X-macro: the one list of timing parameters, their schema descriptions and their fields.
+#define STRATA_DRAM_TIMINGS(X)                                                                      \
+  X(CL, "read latency: RD command to first data")                                                  \
+  X(CWL, "write latency: WR command to first data")                                                \
+  X(tBURST, "data-bus cycles of one burst (burst_length / 2 for DDR, 2 for LPDDR5 BL16 at 4:1)")    \
+  X(tRCD, "ACT to RD in the same bank")                                                             \
+  X(tRCDW, "ACT to WR in the same bank (HBM's tRCDWR; tRCD elsewhere)")                             \
+  X(tRP, "PRE to ACT in the same bank")                                                             \
+  X(tRPab, "all-bank precharge (PREA) to ACT or REF in the rank")                                   \
+  X(tRAS, "ACT to PRE in the same bank")                                                            \
+  X(tRC, "ACT to ACT in the same bank")                                                             \
+  X(tRRD_S, "ACT to ACT in different bank groups of a rank")                                        \
+  X(tRRD_L, "ACT to ACT in the same bank group")                                                    \
+  X(tFAW, "window in which a rank may issue at most four ACTs")                                    \
+  X(tCCD_S, "column command to column command in different bank groups")                            \
+  X(tCCD_L, "RD to RD (and RD/WR to RD) in the same bank group")                                    \
+  X(tCCD_L_WR, "WR to WR in the same bank group (DDR5's tCCD_L_WR; tCCD_L elsewhere)")              \
+  X(tWTR_S, "end of write data to RD in a different bank group")                                    \
+  X(tWTR_L, "end of write data to RD in the same bank group")                                       \
+  X(tWR, "write recovery: end of write data to PRE in the same bank")                               \
+  X(tRTP, "RD to PRE in the same bank")                                                             \
+  X(tRTRS, "rank-to-rank switch: idle data-bus cycles between bursts of different ranks")           \
+  X(tPPD, "PRE to PRE in the same rank (LPDDR5; 0 where the standard has none)")                    \
+  X(tREFI, "average interval between all-bank refreshes of a rank")                                 \
+  X(tRFC, "all-bank refresh (REF) to any ACT or REF in the rank")                                   \
+  X(tREFIpb, "interval between per-bank refreshes of a rank (0: the standard has none)")            \
+  X(tRFCpb, "per-bank refresh to ACT in that bank")                                                 \
+  X(tRREFD, "per-bank refresh to per-bank refresh of another bank in the rank")
+
+struct DramTiming {
+#define STRATA_DRAM_TIMING_FIELD(name, description) int name = 0;
+  STRATA_DRAM_TIMINGS(STRATA_DRAM_TIMING_FIELD)
+#undef STRATA_DRAM_TIMING_FIELD
+};
+
+// IDD currents per device in amperes and VDD in volts (JEDEC IDD measurement conditions).
+struct DramPower {
+  double vdd = 0;
+  double idd0 = 0;   // one bank activate-precharge cycling at tRC
+  double idd2n = 0;  // precharged standby
+  double idd3n = 0;  // active standby (a bank open)
+  double idd4r = 0;  // burst read
+  double idd4w = 0;  // burst write
+  double idd5b = 0;  // burst refresh
+};
+
+struct DramSpec {
+  DramFamily family = DramFamily::DDR4;
+  std::string standard;  // as written in the config, e.g. "DDR4"
+  double tck_s = 0;      // command clock period
+  DramOrganization org;
+  DramTiming timing;
+  DramPower power;
+
+  bool separate_row_column_buses() const;
+  bool has_per_bank_refresh() const { return timing.tREFIpb > 0; }
+  // Peak data bandwidth of all (pseudo-)channels in bytes per second.
+  double peak_bandwidth() const;
+
+  // The sections of a `dram` node (used by the dram kind's schema).
+  static const KindSpec& organization_spec();
+  static const KindSpec& timing_spec();
+  static const KindSpec& power_spec();
+  // Reads and cross-checks the `standard` parameter and the three sections of `node`; throws
+  // InputError naming the key for values that contradict each other (tRC < tRAS + tRP, a bus
+  // not a multiple of the device width, ...).
+  static DramSpec from_config(const ValidatedNode& node, double clock_hz);
+};
+
+const char* family_name(DramFamily f);
+
+}  // namespace strata

@@ -1,0 +1,169 @@
+#include "memory/dram/protocol_checker.h"
+
+#include <fmt/format.h>
+
+namespace strata {
+
+ProtocolChecker::ProtocolChecker(const DramSpec& spec, bool refresh_required)
+    : spec_(spec),
+      refresh_required_(refresh_required),
+      banks_(spec.org.ranks * spec.org.banks_per_rank()),
+      groups_(spec.org.ranks * spec.org.bank_groups),
+      ranks_(spec.org.ranks) {}
+
+std::string ProtocolChecker::where() const {
+  const DramCommand& c = current_;
+  std::string s = fmt::format("{} at cycle {} to rank {}", command_name(c.cmd), c.cycle, c.rank);
+  if (c.cmd != DramCmd::REF && c.cmd != DramCmd::PREA) s += fmt::format(" bank group {} bank {}", c.bank_group, c.bank);
+  if (c.cmd == DramCmd::ACT || is_column(c.cmd)) s += fmt::format(" row {}", c.row);
+  return s;
+}
+
+void ProtocolChecker::fail(const std::string& what) {
+  if (error_.empty()) error_ = what;
+}
+
+void ProtocolChecker::require(const char* rule, const char* after, std::int64_t since, int need) {
+  if (since == kNever || need <= 0) return;
+  const std::int64_t gap = static_cast<std::int64_t>(current_.cycle) - since;
+  if (gap < need)
+    fail(fmt::format("{} violated: {} is {} cycles after {} at cycle {} (needs {})", rule, where(), gap, after, since,
+                     need));
+}
+
+std::string ProtocolChecker::check(const DramCommand& c) {
+  ++checked_;
+  current_ = c;
+  error_.clear();
+  const DramTiming& t = spec_.timing;
+  const int BL = t.tBURST;
+  const auto now = static_cast<std::int64_t>(c.cycle);
+  const int bank_count = spec_.org.banks_per_rank();
+  if (c.rank < 0 || c.rank >= spec_.org.ranks || c.bank_group < 0 || c.bank_group >= spec_.org.bank_groups ||
+      c.bank < 0 || c.bank >= spec_.org.banks_per_group || c.row >= spec_.org.rows)
+    return fmt::format("{} addresses a bank or row the device does not have", where());
+
+  // One command per cycle on each command bus (HBM has a row and a column bus).
+  const bool column_bus = spec_.separate_row_column_buses() && is_column(c.cmd);
+  std::int64_t& bus = column_bus ? last_col_cmd_ : last_row_cmd_;
+  if (now < std::max(last_row_cmd_, last_col_cmd_) && !spec_.separate_row_column_buses())
+    fail(fmt::format("command order violated: {} is earlier than the previous command", where()));
+  if (bus != kNever && now <= bus)
+    fail(fmt::format("command bus conflict: {} shares a cycle with (or precedes) the previous command on its bus",
+                     where()));
+  bus = now;
+  if (!spec_.separate_row_column_buses()) last_col_cmd_ = now;
+
+  Rank& r = ranks_[c.rank];
+  Group& g = groups_[c.rank * spec_.org.bank_groups + c.bank_group];
+  Bank& b = bank(c.rank, c.bank_group, c.bank);
+  const auto other_ranks_last = [&](std::int64_t Rank::*field) {
+    std::int64_t last = kNever;
+    for (int i = 0; i < spec_.org.ranks; ++i)
+      if (i != c.rank) last = std::max(last, ranks_[i].*field);
+    return last;
+  };
+  const auto each_bank_of_rank = [&](auto&& f) {
+    for (int i = 0; i < bank_count; ++i) f(banks_[c.rank * bank_count + i]);
+  };
+
+  switch (c.cmd) {
+    case DramCmd::ACT:
+      if (b.open) fail(fmt::format("state violated: {} while row {} is open", where(), b.row));
+      require("tRC", "ACT to the same bank", b.act, t.tRC);
+      require("tRP", "PRE of the same bank", b.pre, t.tRP);
+      require("tRPab", "PREA", r.prea, t.tRPab);
+      require("tRRD_L", "ACT in the same bank group", g.act, t.tRRD_L);
+      require("tRRD_S", "ACT in the rank", r.acts[3], t.tRRD_S);
+      require("tFAW", "the fourth-last ACT in the rank", r.acts[0], t.tFAW);
+      require("tRFC", "REF", r.ref, t.tRFC);
+      require("tRFCpb", "REFpb of the same bank", b.refpb, t.tRFCpb);
+      require("tRRD_S", "REFpb in the rank", r.refpb, t.tRRD_S);
+      b.open = true;
+      b.row = c.row;
+      b.act = g.act = now;
+      for (int i = 0; i < 3; ++i) r.acts[i] = r.acts[i + 1];
+      r.acts[3] = now;
+      break;
+    case DramCmd::PRE:
+      if (!b.open) fail(fmt::format("state violated: {} to a bank with no open row", where()));
+      require("tRAS", "ACT", b.act, t.tRAS);
+      require("tRTP", "RD", b.rd, t.tRTP);
+      require("tWR", "WR (CWL + burst + tWR)", b.wr, t.CWL + BL + t.tWR);
+      require("tPPD", "PRE in the rank", r.pre, t.tPPD);
+      b.open = false;
+      b.pre = r.pre = now;
+      break;
+    case DramCmd::PREA:
+      require("tPPD", "PRE in the rank", r.pre, t.tPPD);
+      each_bank_of_rank([&](Bank& x) {
+        if (!x.open) return;
+        require("tRAS", "ACT", x.act, t.tRAS);
+        require("tRTP", "RD", x.rd, t.tRTP);
+        require("tWR", "WR (CWL + burst + tWR)", x.wr, t.CWL + BL + t.tWR);
+        x.open = false;
+      });
+      r.prea = r.pre = now;
+      break;
+    case DramCmd::RD:
+    case DramCmd::WR: {
+      const bool rd = c.cmd == DramCmd::RD;
+      if (!b.open) fail(fmt::format("state violated: {} to a bank with no open row", where()));
+      else if (b.row != c.row) fail(fmt::format("state violated: {} but row {} is open", where(), b.row));
+      if (rd) {
+        require("tRCD", "ACT", b.act, t.tRCD);
+        require("tCCD_L", "RD in the same bank group", g.rd, t.tCCD_L);
+        require("tCCD_S", "RD in the rank", r.rd, t.tCCD_S);
+        require("tWTR_L", "WR in the same bank group (CWL + burst + tWTR_L)", g.wr, t.CWL + BL + t.tWTR_L);
+        require("tWTR_S", "WR in the rank (CWL + burst + tWTR_S)", r.wr, t.CWL + BL + t.tWTR_S);
+        require("tRTRS", "RD in another rank (burst + tRTRS)", other_ranks_last(&Rank::rd), BL + t.tRTRS);
+        require("tRTRS", "WR in another rank (CWL + burst + tRTRS - CL)", other_ranks_last(&Rank::wr),
+                t.CWL + BL + t.tRTRS - t.CL);
+        b.rd = g.rd = r.rd = now;
+      } else {
+        require("tRCDW", "ACT", b.act, t.tRCDW);
+        require("tCCD_L_WR", "WR in the same bank group", g.wr, t.tCCD_L_WR);
+        require("tCCD_S", "WR in the rank", r.wr, t.tCCD_S);
+        require("tRTW", "RD in the rank (CL + burst + 2 - CWL)", r.rd, t.CL + BL + 2 - t.CWL);
+        require("tRTRS", "WR in another rank (burst + tRTRS)", other_ranks_last(&Rank::wr), BL + t.tRTRS);
+        require("tRTRS", "RD in another rank (CL + burst + tRTRS - CWL)", other_ranks_last(&Rank::rd),
+                t.CL + BL + t.tRTRS - t.CWL);
+        b.wr = g.wr = r.wr = now;
+      }
+      break;
+    }
+    case DramCmd::REF:
+      each_bank_of_rank([&](Bank& x) {
+        if (x.open) fail(fmt::format("state violated: {} while row {} of a bank is open", where(), x.row));
+      });
+      require("tRP", "PRE in the rank", r.pre, t.tRP);
+      require("tRPab", "PREA", r.prea, t.tRPab);
+      require("tRFC", "REF", r.ref, t.tRFC);
+      require("tRFCpb", "REFpb", r.refpb, t.tRFCpb);
+      r.ref = now;
+      each_bank_of_rank([&](Bank& x) { x.refreshed = now; });
+      break;
+    case DramCmd::REFpb:
+      if (b.open) fail(fmt::format("state violated: {} while row {} is open", where(), b.row));
+      require("tRP", "PRE of the same bank", b.pre, t.tRP);
+      require("tRPab", "PREA", r.prea, t.tRPab);
+      require("tRFC", "REF", r.ref, t.tRFC);
+      require("tRREFD", "REFpb in the rank", r.refpb, t.tRREFD);
+      require("tRRD_S", "ACT in the rank", r.acts[3], t.tRRD_S);
+      r.refpb = b.refpb = b.refreshed = now;
+      break;
+  }
+  if (refresh_required_) {
+    const std::int64_t deadline = 9 * static_cast<std::int64_t>(t.tREFI);
+    for (int i = 0; i < bank_count && error_.empty(); ++i) {
+      const Bank& x = banks_[c.rank * bank_count + i];
+      if (now - x.refreshed > deadline)
+        fail(fmt::format("refresh violated: {} but bank {} of rank {} was last refreshed at cycle {} (more than 9 x "
+                         "tREFI = {} cycles ago)",
+                         where(), i, c.rank, x.refreshed, deadline));
+    }
+  }
+  return error_;
+}
+
+}  // namespace strata

@@ -1,0 +1,53 @@
+// The workload kinds that send memory requests straight into a design that accepts them (a
+// kind providing memory_target), through a TracePlayer named "workload":
+//   memory_trace      a trace file in Strata's canonical format or a peer simulator's
+//   memory_synthetic  a seeded generator (random, stream, strided; read/write mix; offered rate)
+// Both report requests, bytes, bandwidth_gbps, latency_s and read/request latencies to
+// summary.json. Keys are documented in each kind's spec().
+#pragma once
+
+#include <memory>
+
+#include "memory/trace/request_source.h"
+#include "memory/trace_player.h"
+#include "sim/workload.h"
+
+namespace strata {
+
+class RequestPlayerWorkload : public Workload {
+ public:
+  RequestPlayerWorkload(const ValidatedNode& cfg, SimContext& ctx) : cfg_(cfg), ctx_(ctx) {}
+  void bind(Component& hardware) override;
+  bool finished() const override { return player_ && player_->finished(); }
+  std::optional<double> progress() const override;
+
+ protected:
+  // The keys every player kind has: clock, max_outstanding, request_bytes.
+  static void add_player_params(KindSpec& s);
+  virtual std::unique_ptr<RequestSource> make_source() = 0;
+  const ValidatedNode& cfg_;
+  SimContext& ctx_;
+
+ private:
+  std::unique_ptr<TracePlayer> player_;
+};
+
+class MemoryTraceWorkload : public RequestPlayerWorkload {
+ public:
+  static KindSpec spec();
+  using RequestPlayerWorkload::RequestPlayerWorkload;
+
+ private:
+  std::unique_ptr<RequestSource> make_source() override;
+};
+
+class MemorySyntheticWorkload : public RequestPlayerWorkload {
+ public:
+  static KindSpec spec();
+  using RequestPlayerWorkload::RequestPlayerWorkload;
+
+ private:
+  std::unique_ptr<RequestSource> make_source() override;
+};
+
+}  // namespace strata
