@@ -14,6 +14,7 @@ ChannelController::ChannelController(const DramSpec& spec, const ControllerConfi
       checker_(checker),
       timing_(spec),
       banks_(spec.org.ranks * spec.org.banks_per_rank()),
+      hit_stamp_(banks_.size(), 0),
       open_banks_(spec.org.ranks, 0),
       active_since_(spec.org.ranks, 0),
       refresh_due_(spec.org.ranks),
@@ -41,7 +42,7 @@ bool ChannelController::enqueue(std::uint64_t tag, const DramAddress& a, bool wr
         return true;
       }
   }
-  (write ? writes_ : reads_).push_back(Request{tag, a, now, write});
+  (write ? writes_ : reads_).push_back(Request{tag, a, now, bank_index(a.rank, a.bank_group, a.bank), write});
   set_queue_levels(now);
   return false;
 }
@@ -52,14 +53,13 @@ void ChannelController::set_queue_levels(std::uint64_t now) {
   stats_.write_queue->set(t, static_cast<double>(writes_.size()));
 }
 
-bool ChannelController::queued_hit(const std::vector<Request>& q, int rank, int group, int bank, std::uint32_t row) {
-  for (const Request& r : q)
-    if (r.a.row == row && r.a.bank == bank && r.a.bank_group == group && r.a.rank == rank) return true;
-  return false;
-}
-
 bool ChannelController::queued_hit(int rank, int group, int bank, std::uint32_t row) const {
-  return queued_hit(reads_, rank, group, bank, row) || queued_hit(writes_, rank, group, bank, row);
+  const auto hits = [&](const std::vector<Request>& q) {
+    for (const Request& r : q)
+      if (r.a.row == row && r.a.bank == bank && r.a.bank_group == group && r.a.rank == rank) return true;
+    return false;
+  };
+  return hits(reads_) || hits(writes_);
 }
 
 void ChannelController::refresh_candidates(std::uint64_t now, std::uint64_t& next, Candidate*& row) {
@@ -102,23 +102,37 @@ void ChannelController::request_candidates(std::vector<Request>& q, std::uint64_
                                            Candidate*& row, Candidate*& col) {
   const bool fcfs = config_.scheduler == ControllerConfig::Scheduler::Fcfs;
   const bool per_bank = config_.refresh == ControllerConfig::Refresh::PerBank;
-  const int bpg = spec_.org.banks_per_group;
+  const int banks_per_rank = spec_.org.banks_per_rank();
+  // Banks whose open row some request in `q` hits: their other requests wait (no PRE).
+  ++stamp_;
+  if (!fcfs)
+    for (const Request& r : q) {
+      const Bank& b = banks_[r.bank];
+      if (b.open && b.row == r.a.row) hit_stamp_[r.bank] = stamp_;
+    }
   for (std::size_t i = 0; i < q.size(); ++i) {
-    const Request& r = q[i];
+    Request& r = q[i];
     const DramAddress& a = r.a;
-    if (refresh_owed_[a.rank] && (!per_bank || refresh_bank_[a.rank] == a.bank_group * bpg + a.bank)) continue;
-    const Bank& b = banks_[bank_index(a.rank, a.bank_group, a.bank)];
+    if (refresh_owed_[a.rank] && (!per_bank || refresh_bank_[a.rank] == r.bank % banks_per_rank)) continue;
+    const Bank& b = banks_[r.bank];
     DramCmd cmd;
     if (!b.open) cmd = DramCmd::ACT;
     else if (b.row == a.row) cmd = r.write ? DramCmd::WR : DramCmd::RD;
-    else if (!fcfs && queued_hit(q, a.rank, a.bank_group, a.bank, b.row)) continue;  // serve the open row's hits first
+    else if (!fcfs && hit_stamp_[r.bank] == stamp_) continue;  // serve the open row's hits first
     else cmd = DramCmd::PRE;
-    const std::uint64_t at = timing_.earliest(cmd, a.rank, a.bank_group, a.bank);
-    Candidate*& slot = is_column(cmd) ? col : row;
+    // Constraints only ever grow, so an earlier answer for the same command is a lower bound:
+    // while it lies in the future the request cannot be ready, and it is a safe wake-up time.
+    if (cmd != r.cached_cmd || r.cached_at <= now) {
+      r.cached_cmd = cmd;
+      r.cached_at = timing_.earliest(cmd, a.rank, a.bank_group, a.bank);
+    }
+    const std::uint64_t at = r.cached_at;
+    const bool column = is_column(cmd);
+    Candidate*& slot = column ? col : row;
     if (at > now) {
       next = std::min(next, at);
     } else if (!slot) {
-      Candidate& c = is_column(cmd) ? col_slot_ : row_slot_;
+      Candidate& c = column ? col_slot_ : row_slot_;
       c = Candidate{cmd, a.rank, a.bank_group, a.bank, a.row, &q, i};
       slot = &c;
     } else {

@@ -88,8 +88,11 @@ class ChannelController {
     std::uint64_t tag;
     DramAddress a;
     std::uint64_t arrival;
+    int bank;  // flat index into banks_
     bool write;
     bool needed_pre = false, needed_act = false;
+    DramCmd cached_cmd = DramCmd::REF;  // the command cached_at was computed for (REF: none)
+    std::uint64_t cached_at = 0;        // a lower bound of when cached_cmd may issue
   };
   struct Bank {
     bool open = false;
@@ -110,8 +113,7 @@ class ChannelController {
                           Candidate*& col);
   void issue(const Candidate& c, std::uint64_t now, std::vector<Completion>& done, std::uint64_t& next);
   void record(DramCmd cmd, int rank, int group, int bank, std::uint32_t row, std::uint64_t now);
-  // Whether a request in `q` (or in either queue) would hit `row` of the bank.
-  static bool queued_hit(const std::vector<Request>& q, int rank, int group, int bank, std::uint32_t row);
+  // Whether a queued request would hit `row` of the bank.
   bool queued_hit(int rank, int group, int bank, std::uint32_t row) const;
   void set_queue_levels(std::uint64_t now);
   std::uint64_t schedule(std::uint64_t now, std::vector<Completion>& done);  // one step's work
@@ -124,6 +126,8 @@ class ChannelController {
   TimingTable timing_;
   std::vector<Request> reads_, writes_;
   std::vector<Bank> banks_;
+  std::vector<std::uint64_t> hit_stamp_;  // == stamp_: a request of the scanned queue hits the bank's row
+  std::uint64_t stamp_ = 0;
   std::vector<int> closing_;     // banks with close_pending, in the order they were marked
   std::vector<int> open_banks_;  // per rank
   std::vector<std::uint64_t> active_since_;

@@ -253,9 +253,10 @@ tlm::tlm_sync_enum Dram::nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_
     gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     const sc_core::sc_time arrival = clock().next_edge(sc_core::sc_time_stamp() + delay);
     if (pending_) SC_REPORT_ERROR("strata/dram", "BEGIN_REQ before the previous request's END_REQ (TLM-2.0 AT rule)");
+    // Accepted at once (the front end has a port per channel, so several requests may enter in
+    // one memory cycle); the controller sees it from the next edge on.
     if (try_accept(gp, clock().cycle_at(arrival))) {
       phase = tlm::END_REQ;
-      delay = arrival - sc_core::sc_time_stamp();
       return tlm::TLM_UPDATED;
     }
     pending_ = &gp;  // END_REQ once its channels have room
@@ -277,7 +278,7 @@ void Dram::accept_pending() {
   tlm::tlm_generic_payload* gp = pending_;
   pending_ = nullptr;
   tlm::tlm_phase phase = tlm::END_REQ;
-  sc_core::sc_time delay = clock().next_edge(sc_core::sc_time_stamp()) - sc_core::sc_time_stamp();
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   socket_->nb_transport_bw(*gp, phase, delay);
 }
 

@@ -3,7 +3,8 @@
 //
 // A request is split into bursts (the standard's access size); each burst goes to the channel
 // the address mapping picks. The request is accepted (END_REQ) once every channel it touches
-// has queue room, else it waits (back-pressure). A read is answered (BEGIN_RESP) at the clock
+// has queue room (at once: several requests may enter in one memory cycle), else it waits
+// (back-pressure). A read is answered (BEGIN_RESP) at the clock
 // edge its last burst's data ends; writes are posted: answered on acceptance, written when the
 // controller drains them. Reads of data still in the write queue are answered from it.
 //
