@@ -131,7 +131,10 @@ void ChannelController::request_candidates(std::vector<Request>& q, std::uint64_
     Candidate*& slot = column ? col : row;
     if (at > now) {
       next = std::min(next, at);
-    } else if (!slot) {
+    } else if (!slot || (cmd == DramCmd::ACT && slot->cmd == DramCmd::PRE)) {
+      // The oldest ready command, except that an activation goes before a precharge: under
+      // tFAW / tRRD a slipped ACT is bandwidth lost for good, a PRE can wait a cycle.
+      if (slot) next = now + 1;
       Candidate& c = column ? col_slot_ : row_slot_;
       c = Candidate{cmd, a.rank, a.bank_group, a.bank, a.row, &q, i};
       slot = &c;
@@ -295,7 +298,8 @@ std::uint64_t ChannelController::schedule(std::uint64_t now, std::vector<Complet
   // separate buses take one of each. When both come from one queue, issue the later one
   // first, so the column command's erase does not shift the other's index.
   bool issued_row = false, issued_col = false;
-  if (separate_buses_ && row && col && !row_busy && !col_busy) {
+  const bool same_bank = row && col && row->rank == col->rank && row->group == col->group && row->bank == col->bank;
+  if (separate_buses_ && row && col && !row_busy && !col_busy && !same_bank) {
     const bool row_first = row->queue == col->queue && row->index > col->index;
     issue(row_first ? *row : *col, now, done, next);
     issue(row_first ? *col : *row, now, done, next);
