@@ -118,7 +118,10 @@ void ChannelController::request_candidates(std::vector<Request>& q, std::uint64_
     DramCmd cmd;
     if (!b.open) cmd = DramCmd::ACT;
     else if (b.row == a.row) cmd = r.write ? DramCmd::WR : DramCmd::RD;
-    else if (!fcfs && hit_stamp_[r.bank] == stamp_) continue;  // serve the open row's hits first
+    else if (!fcfs && hit_stamp_[r.bank] == stamp_) {  // serve the open row's hits first
+      waits_for_hits_ = true;
+      continue;
+    }
     else cmd = DramCmd::PRE;
     // Constraints only ever grow, so an earlier answer for the same command is a lower bound:
     // while it lies in the future the request cannot be ready, and it is a safe wake-up time.
@@ -268,6 +271,7 @@ std::uint64_t ChannelController::schedule(std::uint64_t now, std::vector<Complet
     return draining_;
   };
   draining_ = drain_mode();
+  waits_for_hits_ = false;
   request_candidates(draining_ ? writes_ : reads_, now, next, row, col);
 
   // Closed / adaptive page: precharge the banks marked for closing once legal, unless a queued
@@ -311,8 +315,10 @@ std::uint64_t ChannelController::schedule(std::uint64_t now, std::vector<Complet
     issue(*row, now, done, next);
     issued_row = true;
   }
-  // Ready but not issued (its bus was taken), or the drain mode flipped: try again next cycle.
-  if ((row && !issued_row) || (col && !issued_col) || drain_mode() != draining_) next = now + 1;
+  // Ready but not issued (its bus was taken), the drain mode flipped, or a request that waited
+  // for the open row's hits may have lost the last of them: look again next cycle.
+  if ((row && !issued_row) || (col && !issued_col) || drain_mode() != draining_ || (issued_col && waits_for_hits_))
+    next = now + 1;
   if (next <= now) next = now + 1;
   if (next == kIdle && idle()) return kIdle;
   return next;

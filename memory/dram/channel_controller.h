@@ -133,6 +133,7 @@ class ChannelController {
   std::vector<std::uint64_t> active_since_;
   std::uint64_t active_cycles_ = 0;
   bool draining_ = false;
+  bool waits_for_hits_ = false;  // this step skipped a request for another request's row hit
   std::uint64_t parked_ = kIdle;  // the next refresh-only step of an idle channel
 
   // Refresh: per rank, when the next one is due, whether it is owed now, and (per-bank) which
