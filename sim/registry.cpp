@@ -62,6 +62,30 @@ std::unique_ptr<Workload> Registry::make_workload(const ValidatedNode& cfg, SimC
   return entry.workload(cfg, ctx);
 }
 
+namespace {
+
+// Parameters and slots of `spec`, keys prefixed with `prefix` ("controller."); the keys of
+// fixed sections follow their section's line.
+void describe_keys(const KindSpec& spec, const std::string& prefix, std::string& out) {
+  for (const auto& p : spec.params) {
+    std::string constraint;
+    if (p.required()) constraint = "required";
+    else constraint = "default " + (p.default_text->empty() ? std::string("\"\"") : *p.default_text);
+    if (!p.min_text.empty() && !p.max_text.empty()) constraint += fmt::format(", range [{}, {}]", p.min_text, p.max_text);
+    else if (!p.min_text.empty()) constraint += fmt::format(", at least {}", p.min_text);
+    out += fmt::format("  {:<28} {:<12} {}  ({})\n", prefix + p.name, p.type_label(), p.description, constraint);
+  }
+  for (const auto& s : spec.slots) {
+    std::string what = s.fixed ? "section" : ("a " + s.category + (s.role.empty() ? "" : " providing " + s.role));
+    out += fmt::format("  {:<28} {:<12} {}  ({}{})\n", prefix + s.name,
+                       "<" + std::string(s.fixed ? "section" : "kind") + ">", s.description, what,
+                       s.required ? ", required" : "");
+    if (s.fixed) describe_keys(*s.fixed, prefix + s.name + ".", out);
+  }
+}
+
+}  // namespace
+
 std::string describe_kind(const KindSpec& spec) {
   std::string out = fmt::format("{} ({}): {}\n", spec.name, spec.category, spec.description);
   if (!spec.roles.empty()) {
@@ -69,19 +93,7 @@ std::string describe_kind(const KindSpec& spec) {
     for (const auto& r : spec.roles) out += " " + r;
     out += "\n";
   }
-  for (const auto& p : spec.params) {
-    std::string constraint;
-    if (p.required()) constraint = "required";
-    else constraint = "default " + (p.default_text->empty() ? std::string("\"\"") : *p.default_text);
-    if (!p.min_text.empty() && !p.max_text.empty()) constraint += fmt::format(", range [{}, {}]", p.min_text, p.max_text);
-    else if (!p.min_text.empty()) constraint += fmt::format(", at least {}", p.min_text);
-    out += fmt::format("  {:<18} {:<12} {}  ({})\n", p.name, p.type_label(), p.description, constraint);
-  }
-  for (const auto& s : spec.slots) {
-    std::string what = s.fixed ? "section" : ("a " + s.category + (s.role.empty() ? "" : " providing " + s.role));
-    out += fmt::format("  {:<18} {:<12} {}  ({}{})\n", s.name, "<" + std::string(s.fixed ? "section" : "kind") + ">",
-                       s.description, what, s.required ? ", required" : "");
-  }
+  describe_keys(spec, "", out);
   return out;
 }
 

@@ -168,6 +168,10 @@ TEST(Cli, ListKinds) {
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("queue_depth"), std::string::npos);
   EXPECT_NE(r.out.find("default 32, range [1, 1048576]"), std::string::npos) << r.out;
+  r = run_strata("list dram");  // the keys of fixed sections, prefixed with the section
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("timing.tRCD"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("controller.mapping"), std::string::npos) << r.out;
   r = run_strata("list simple_memroy");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("did you mean 'simple_memory'?"), std::string::npos);
