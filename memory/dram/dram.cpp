@@ -15,7 +15,6 @@ struct Dram::Channel {
   Counter* bytes = nullptr;
   sc_core::sc_event wake;
   std::uint64_t wake_at = ChannelController::kIdle;  // the pending wake-up, if any
-  int track = -1;
 };
 
 namespace {
@@ -47,7 +46,9 @@ const KindSpec& controller_spec() {
   return spec;
 }
 
-ControllerConfig read_controller(const ValidatedNode& n, const DramSpec& spec) {
+}  // namespace
+
+ControllerConfig Dram::controller_config(const ValidatedNode& n, const DramSpec& spec) {
   const Params& p = n.params;
   ControllerConfig c;
   c.read_queue = static_cast<std::size_t>(p.integer("read_queue"));
@@ -71,6 +72,8 @@ ControllerConfig read_controller(const ValidatedNode& n, const DramSpec& spec) {
                      fmt::format("{} is not below write_high = {}", c.write_low, c.write_high));
   return c;
 }
+
+namespace {
 
 AddressMapping read_mapping(const ValidatedNode& n, const DramOrganization& org) {
   try {
@@ -104,7 +107,7 @@ Dram::Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& c
     : Component(name, cfg, ctx),
       socket_("socket"),
       spec_(DramSpec::from_config(cfg, static_cast<double>(clock().frequency_hz()))),
-      controller_config_(read_controller(cfg.child("controller"), spec_)),
+      controller_config_(controller_config(cfg.child("controller"), spec_)),
       mapping_(read_mapping(cfg.child("controller"), spec_.org)),
       energy_(DramEnergy::from(spec_)),
       requests_(counter("requests", "requests", "requests accepted")),
@@ -182,10 +185,6 @@ Dram::Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& c
 }
 
 Dram::~Dram() = default;
-
-void Dram::schedule_with(const DramSpec& wrong) {
-  for (auto& ch : channels_) ch->ctrl->use_timing_for_scheduling(wrong);
-}
 
 std::uint64_t Dram::now_cycle() const { return clock().cycle_at(clock().next_edge(sc_core::sc_time_stamp())); }
 

@@ -35,10 +35,9 @@ class Dram : public Component, public MemoryTarget {
   ~Dram() override;
   tlm::tlm_target_socket<>& target_socket() override { return socket_; }
   void finalize(const sc_core::sc_time& end) override;
-  const DramSpec& dram_spec() const { return spec_; }
-  const AddressMapping& mapping() const { return mapping_; }
-  // Test hook: schedule with wrong timing while the checker keeps the real one.
-  void schedule_with(const DramSpec& wrong);
+  // The controller section of a validated dram node; throws InputError for settings the
+  // standard does not have (per-bank refresh on DDR4) or that contradict each other.
+  static ControllerConfig controller_config(const ValidatedNode& controller, const DramSpec& spec);
 
  private:
   struct Channel;

@@ -22,7 +22,6 @@ class ProtocolChecker {
   // Checks `c` against everything issued before it and records it. Returns the first violated
   // rule as one line, or an empty string.
   std::string check(const DramCommand& c);
-  std::uint64_t commands_checked() const { return checked_; }
 
  private:
   static constexpr std::int64_t kNever = INT64_MIN / 4;
@@ -53,7 +52,6 @@ class ProtocolChecker {
   std::int64_t last_row_cmd_ = kNever, last_col_cmd_ = kNever;
   DramCommand current_;
   std::string error_;
-  std::uint64_t checked_ = 0;
 };
 
 }  // namespace strata

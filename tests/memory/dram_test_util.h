@@ -41,20 +41,8 @@ inline std::unique_ptr<DramPreset> load_dram_preset(const std::string& name, con
   p->validated = validate(p->node, dram, "hardware", p->registry);
   const double clock = p->validated.params.quantity("clock");
   p->spec = DramSpec::from_config(p->validated, clock);
-  const Params& c = p->validated.child("controller").params;
-  p->controller.read_queue = static_cast<std::size_t>(c.integer("read_queue"));
-  p->controller.write_queue = static_cast<std::size_t>(c.integer("write_queue"));
-  const std::string& page = c.string("page_policy");
-  p->controller.page_policy = page == "closed"     ? ControllerConfig::PagePolicy::Closed
-                              : page == "adaptive" ? ControllerConfig::PagePolicy::Adaptive
-                                                   : ControllerConfig::PagePolicy::Open;
-  const std::string& refresh = c.string("refresh");
-  p->controller.refresh = refresh == "per_bank" ? ControllerConfig::Refresh::PerBank
-                          : refresh == "none"   ? ControllerConfig::Refresh::None
-                                                : ControllerConfig::Refresh::AllBank;
-  p->controller.scheduler =
-      c.string("scheduler") == "fcfs" ? ControllerConfig::Scheduler::Fcfs : ControllerConfig::Scheduler::FrFcfs;
-  p->mapping = c.string("mapping");
+  p->controller = Dram::controller_config(p->validated.child("controller"), p->spec);
+  p->mapping = p->validated.child("controller").params.string("mapping");
   return p;
 }
 
