@@ -103,7 +103,7 @@ TEST(Dram, ClosedPagePrechargesAfterEveryAccess) {
 // Stream bound per channel: one burst per max(tBURST, tCCD_S) (the XOR mapping moves on to
 // another bank group every 4 bursts), less the refresh share tRFC / tREFI. Required: >= 90%.
 TEST(Dram, SaturatedStreamWithXorMappingReachesNinetyPercentOfTheBound) {
-  for (const std::string& name : {"ddr4-3200", "hbm2"}) {
+  for (const char* name : {"ddr4-3200", "hbm2"}) {
     SCOPED_TRACE(name);
     auto p = load_dram_preset(name, {"controller.mapping=mop4clxor"});
     ControllerHarness h(p->spec, p->controller, true);
@@ -120,7 +120,7 @@ TEST(Dram, SaturatedStreamWithXorMappingReachesNinetyPercentOfTheBound) {
 // Random-read bound per channel: per rank min(banks / tRC, 4 / tFAW, 1 / tRRD_S) activates per
 // cycle, summed over ranks, capped by the data bus, less refresh. Required: within 10%.
 TEST(Dram, SaturatedRandomReadsAreWithinTenPercentOfTheActivateBound) {
-  for (const std::string& name : {"ddr4-3200", "hbm2", "lpddr5-6400"}) {
+  for (const char* name : {"ddr4-3200", "hbm2", "lpddr5-6400"}) {
     SCOPED_TRACE(name);
     auto p = load_dram_preset(name);
     ControllerHarness h(p->spec, p->controller, true);
