@@ -62,7 +62,7 @@ bool ChannelController::queued_hit(int rank, int group, int bank, std::uint32_t 
   return hits(reads_) || hits(writes_);
 }
 
-void ChannelController::refresh_candidates(std::uint64_t now, std::uint64_t& next, Candidate*& row) {
+void ChannelController::refresh_candidates(std::uint64_t now, std::uint64_t& next, std::optional<Candidate>& row) {
   if (config_.refresh == ControllerConfig::Refresh::None) return;
   const bool per_bank = config_.refresh == ControllerConfig::Refresh::PerBank;
   for (int r = 0; r < spec_.org.ranks; ++r) {
@@ -90,8 +90,7 @@ void ChannelController::refresh_candidates(std::uint64_t now, std::uint64_t& nex
     if (at > now) {
       next = std::min(next, at);
     } else if (!row) {
-      refresh_slot_ = c;
-      row = &refresh_slot_;
+      row = c;
     } else {
       next = now + 1;  // a second rank's refresh waits for the row bus
     }
@@ -99,7 +98,7 @@ void ChannelController::refresh_candidates(std::uint64_t now, std::uint64_t& nex
 }
 
 void ChannelController::request_candidates(std::vector<Request>& q, std::uint64_t now, std::uint64_t& next,
-                                           Candidate*& row, Candidate*& col) {
+                                           std::optional<Candidate>& row, std::optional<Candidate>& col) {
   const bool fcfs = config_.scheduler == ControllerConfig::Scheduler::Fcfs;
   const bool per_bank = config_.refresh == ControllerConfig::Refresh::PerBank;
   const int banks_per_rank = spec_.org.banks_per_rank();
@@ -131,16 +130,14 @@ void ChannelController::request_candidates(std::vector<Request>& q, std::uint64_
     }
     const std::uint64_t at = r.cached_at;
     const bool column = is_column(cmd);
-    Candidate*& slot = column ? col : row;
+    std::optional<Candidate>& slot = column ? col : row;
     if (at > now) {
       next = std::min(next, at);
     } else if (!slot || (cmd == DramCmd::ACT && slot->cmd == DramCmd::PRE)) {
       // The oldest ready command, except that an activation goes before a precharge: under
       // tFAW / tRRD a slipped ACT is bandwidth lost for good, a PRE can wait a cycle.
       if (slot) next = now + 1;
-      Candidate& c = column ? col_slot_ : row_slot_;
-      c = Candidate{cmd, a.rank, a.bank_group, a.bank, a.row, &q, i};
-      slot = &c;
+      slot = Candidate{cmd, a.rank, a.bank_group, a.bank, a.row, &q, i};
     } else {
       next = now + 1;  // ready too, behind an older one: next cycle at the earliest
     }
@@ -256,8 +253,7 @@ std::uint64_t ChannelController::schedule(std::uint64_t now, std::vector<Complet
   if (row_busy && col_busy) return now + 1;
 
   std::uint64_t next = kIdle;
-  Candidate* row = nullptr;
-  Candidate* col = nullptr;
+  std::optional<Candidate> row, col;
   refresh_candidates(now, next, row);
 
   // Write drain: switch to writes above the high watermark (or when no read waits) and back
@@ -290,8 +286,7 @@ std::uint64_t ChannelController::schedule(std::uint64_t now, std::vector<Complet
     }
     const std::uint64_t at = timing_.earliest(DramCmd::PRE, rank, group, bank);
     if (at <= now) {
-      row_slot_ = Candidate{DramCmd::PRE, rank, group, bank, b.row, nullptr, SIZE_MAX};
-      row = &row_slot_;
+      row = Candidate{DramCmd::PRE, rank, group, bank, b.row, nullptr, SIZE_MAX};
     } else {
       next = std::min(next, at);
     }

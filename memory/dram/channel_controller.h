@@ -15,6 +15,7 @@
 #include <functional>
 #include <string>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "memory/dram/address_mapping.h"
@@ -108,9 +109,12 @@ class ChannelController {
   };
 
   int bank_index(int rank, int group, int bank) const { return (rank * spec_.org.bank_groups + group) * spec_.org.banks_per_group + bank; }
-  void refresh_candidates(std::uint64_t now, std::uint64_t& next, Candidate*& row);
-  void request_candidates(std::vector<Request>& q, std::uint64_t now, std::uint64_t& next, Candidate*& row,
-                          Candidate*& col);
+  // The oldest ready refresh command, and the earliest cycle of those not ready.
+  void refresh_candidates(std::uint64_t now, std::uint64_t& next, std::optional<Candidate>& row);
+  // The FR-FCFS (or FCFS) pick of `q`'s ready row and column commands, and the earliest cycle
+  // of those not ready.
+  void request_candidates(std::vector<Request>& q, std::uint64_t now, std::uint64_t& next,
+                          std::optional<Candidate>& row, std::optional<Candidate>& col);
   void issue(const Candidate& c, std::uint64_t now, std::vector<Completion>& done, std::uint64_t& next);
   void record(DramCmd cmd, int rank, int group, int bank, std::uint32_t row, std::uint64_t now);
   // Whether a queued request would hit `row` of the bank.
@@ -144,7 +148,6 @@ class ChannelController {
 
   std::uint64_t last_row_cmd_ = kIdle, last_col_cmd_ = kIdle;
   bool separate_buses_;
-  Candidate row_slot_{}, col_slot_{}, refresh_slot_{};
   std::string violation_;
   std::function<void(const DramCommand&)> on_command_;
 };

@@ -97,14 +97,20 @@ std::optional<TraceFormat> guess_format(std::string_view line) {
   return std::nullopt;
 }
 
-std::string_view format_title(TraceFormat f) {
-  switch (f) {
-    case TraceFormat::Canonical: return "Strata";
-    case TraceFormat::Ramulator: return "Ramulator";
-    case TraceFormat::Dramsim3: return "DRAMsim3";
-    case TraceFormat::Stl: return "DRAMSys STL";
-  }
-  return "";
+struct FormatName {
+  TraceFormat format;
+  std::string_view name;   // the `format:` key's value
+  std::string_view title;  // for messages
+};
+constexpr FormatName kFormats[] = {{TraceFormat::Canonical, "canonical", "Strata"},
+                                   {TraceFormat::Ramulator, "ramulator", "Ramulator"},
+                                   {TraceFormat::Dramsim3, "dramsim3", "DRAMsim3"},
+                                   {TraceFormat::Stl, "stl", "DRAMSys STL"}};
+
+const FormatName& format_entry(TraceFormat f) {
+  for (const FormatName& e : kFormats)
+    if (e.format == f) return e;
+  return kFormats[0];
 }
 
 // The file name's extension, lower case (".stl").
@@ -119,23 +125,13 @@ constexpr std::uint64_t kRamulatorMaxAddress = static_cast<std::uint64_t>(std::n
 }  // namespace
 
 TraceFormat parse_trace_format(std::string_view name) {
-  if (name == "canonical") return TraceFormat::Canonical;
-  if (name == "ramulator") return TraceFormat::Ramulator;
-  if (name == "dramsim3") return TraceFormat::Dramsim3;
-  if (name == "stl") return TraceFormat::Stl;
+  for (const FormatName& e : kFormats)
+    if (e.name == name) return e.format;
   throw std::invalid_argument(
       fmt::format("unknown trace format \"{}\" (expected canonical, ramulator, dramsim3 or stl)", name));
 }
 
-std::string_view trace_format_name(TraceFormat format) {
-  switch (format) {
-    case TraceFormat::Canonical: return "canonical";
-    case TraceFormat::Ramulator: return "ramulator";
-    case TraceFormat::Dramsim3: return "dramsim3";
-    case TraceFormat::Stl: return "stl";
-  }
-  return "canonical";
-}
+std::string_view trace_format_name(TraceFormat format) { return format_entry(format).name; }
 
 TraceFormat trace_format_from_extension(const std::string& path) {
   const std::string ext = lower_extension(path);
@@ -160,8 +156,8 @@ void MemoryTraceReader::fail(int column, const std::string& message) const {
   // A canonical trace whose first data line does not parse is often a peer simulator's trace.
   if (format_ == TraceFormat::Canonical && requests_ == 0) {
     if (const auto guess = guess_format(text_))
-      m += fmt::format(" (this line looks like a {} trace: set format: {})", format_title(*guess),
-                       trace_format_name(*guess));
+      m += fmt::format(" (this line looks like a {} trace: set format: {})", format_entry(*guess).title,
+                       format_entry(*guess).name);
   }
   throw InputError(SourceLoc{path_, static_cast<int>(line_), column}, "", m);
 }
@@ -175,6 +171,15 @@ double MemoryTraceReader::progress() const {
 void MemoryTraceReader::check_cycle_order(std::uint64_t cycle, int column) {
   if (cycle < last_cycle_)
     fail(column, fmt::format("cycle {} is earlier than the previous request's cycle {}", cycle, last_cycle_));
+}
+
+std::uint64_t MemoryTraceReader::number(std::string_view t, int base, const char* what, std::string_view expected,
+                                        int column, std::string_view as_written) const {
+  std::uint64_t v = 0;
+  const Num n = base == 16 ? parse_hex(t, v) : parse_number(t, base, v);
+  if (n == Num::Overflow) fail(column, fmt::format("{} does not fit in 64 bits", what));
+  if (n == Num::Bad) fail(column, fmt::format("expected {}, got \"{}\"", expected, as_written.empty() ? t : as_written));
+  return v;
 }
 
 void MemoryTraceReader::check_end(std::uint64_t address, std::uint32_t bytes, int column) const {
@@ -213,10 +218,7 @@ bool MemoryTraceReader::parse_canonical(MemoryRequest& r) {
   const std::string_view cycle_text = field(text_, pos, start);
   if (cycle_text.empty()) return false;
 
-  auto [p1, e1] = std::from_chars(cycle_text.data(), cycle_text.data() + cycle_text.size(), r.cycle);
-  if (e1 == std::errc::result_out_of_range) fail(column(), "cycle does not fit in 64 bits");
-  if (e1 != std::errc() || p1 != cycle_text.data() + cycle_text.size())
-    fail(column(), fmt::format("expected a decimal cycle, got \"{}\"", cycle_text));
+  r.cycle = number(cycle_text, 10, "cycle", "a decimal cycle", column());
   check_cycle_order(r.cycle, column());
 
   const std::string_view op = field(text_, pos, start);
@@ -225,14 +227,9 @@ bool MemoryTraceReader::parse_canonical(MemoryRequest& r) {
   else if (op.empty()) fail(column(), "missing R or W after the cycle");
   else fail(column(), fmt::format("expected R or W, got \"{}\"", op));
 
-  std::string_view addr = field(text_, pos, start);
+  const std::string_view addr = field(text_, pos, start);
   if (addr.empty()) fail(column(), "missing address");
-  if (addr.size() > 2 && has_hex_prefix(addr)) addr.remove_prefix(2);
-  auto [p2, e2] = std::from_chars(addr.data(), addr.data() + addr.size(), r.address, 16);
-  if (e2 == std::errc::result_out_of_range) fail(column(), "address does not fit in 64 bits");
-  if (e2 != std::errc() || p2 != addr.data() + addr.size())
-    fail(column(), fmt::format("expected a hexadecimal address, got \"{}\"", addr));
-
+  r.address = number(addr, 16, "address", "a hexadecimal address", column());
   r.bytes = default_bytes_;
   const std::string_view bytes = field(text_, pos, start);
   if (!bytes.empty()) {
@@ -286,11 +283,7 @@ bool MemoryTraceReader::parse_dramsim3(MemoryRequest& r) {
   const auto column = [&start] { return static_cast<int>(start) + 1; };
   const std::string_view addr = field(text_, pos, start);
   const int addr_column = column();
-  switch (parse_hex(addr, r.address)) {
-    case Num::Ok: break;
-    case Num::Overflow: fail(column(), "address does not fit in 64 bits");
-    case Num::Bad: fail(column(), fmt::format("expected a hexadecimal address, got \"{}\"", addr));
-  }
+  r.address = number(addr, 16, "address", "a hexadecimal address", column());
 
   const std::string_view op = field(text_, pos, start);
   if (op.empty()) fail(column(), "missing READ or WRITE after the address");
@@ -300,11 +293,7 @@ bool MemoryTraceReader::parse_dramsim3(MemoryRequest& r) {
 
   const std::string_view cycle = field(text_, pos, start);
   if (cycle.empty()) fail(column(), fmt::format("missing cycle after {}", op));
-  switch (parse_number(cycle, 10, r.cycle)) {
-    case Num::Ok: break;
-    case Num::Overflow: fail(column(), "cycle does not fit in 64 bits");
-    case Num::Bad: fail(column(), fmt::format("expected a decimal cycle, got \"{}\"", cycle));
-  }
+  r.cycle = number(cycle, 10, "cycle", "a decimal cycle", column());
   check_cycle_order(r.cycle, column());
   r.bytes = default_bytes_;
   check_end(r.address, r.bytes, addr_column);
@@ -322,12 +311,7 @@ bool MemoryTraceReader::parse_stl(MemoryRequest& r) {
   const auto column = [&start] { return static_cast<int>(start) + 1; };
   const std::string_view time = field(text_, pos, start);
   const int time_column = column();
-  std::uint64_t cycle = 0;
-  switch (parse_number(stl_cycle_digits(time), 10, cycle)) {
-    case Num::Ok: break;
-    case Num::Overflow: fail(column(), "cycle does not fit in 64 bits");
-    case Num::Bad: fail(column(), fmt::format("expected a decimal cycle followed by ':', got \"{}\"", time));
-  }
+  const std::uint64_t cycle = number(stl_cycle_digits(time), 10, "cycle", "a decimal cycle followed by ':'", column(), time);
 
   std::string_view cmd = field(text_, pos, start);
   if (cmd.empty()) fail(column(), "missing read or write after the cycle");
@@ -354,11 +338,7 @@ bool MemoryTraceReader::parse_stl(MemoryRequest& r) {
   if (addr.front() == '(')
     fail(column(), fmt::format("the length \"{}\" goes before the command: \"<cycle>: (<bytes>) read|write <address>\"",
                                addr));
-  switch (parse_hex(addr, r.address)) {
-    case Num::Ok: break;
-    case Num::Overflow: fail(column(), "address does not fit in 64 bits");
-    case Num::Bad: fail(column(), fmt::format("expected a hexadecimal address, got \"{}\"", addr));
-  }
+  r.address = number(addr, 16, "address", "a hexadecimal address", column());
   check_end(r.address, r.bytes, column());
   // Anything after the address is write data (or nothing DRAMSys reads); ignored.
 

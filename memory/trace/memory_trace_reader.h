@@ -70,6 +70,10 @@ class MemoryTraceReader : public RequestSource {
   bool parse_stl(MemoryRequest& r);
   void check_cycle_order(std::uint64_t cycle, int column);
   void check_end(std::uint64_t address, std::uint32_t bytes, int column) const;
+  // All of `t` as a number (base 16: with an optional 0x); fails naming `what` on overflow and
+  // "expected <expected>, got <as_written, or t>" otherwise.
+  std::uint64_t number(std::string_view t, int base, const char* what, std::string_view expected, int column,
+                       std::string_view as_written = {}) const;
   [[noreturn]] void fail(int column, const std::string& message) const;
 
   std::string path_;
