@@ -20,13 +20,10 @@ KindSpec SimpleMemory::spec() {
   s.add(param::integer("queue_depth", "requests accepted and not yet answered; more wait for END_REQ")
             .def("32")
             .range("1", "1048576"));
-  s.add(param::quantity("energy_per_bit", UnitFamily::Energy, "energy per bit read or written")
-            .def("0 pJ")
-            .range("0 pJ", "1 nJ"));
-  s.add(param::quantity("static_power", UnitFamily::Power, "background power while the simulation runs")
-            .def("0 W")
-            .range("0 W", "10 kW"));
-  s.add(param::quantity("area", UnitFamily::Area, "silicon area").def("0 mm2").range("0 mm2", "100000 mm2"));
+  s.add(param::string("standard",
+                       "the DRAM standard (a `dram:` row of the technology table: ddr4, ddr5, lpddr5, hbm2, hbm2e, "
+                       "hbm3, gddr6) whose energy per bit and PHY area this channel takes")
+            .def("ddr4"));
   s.provides(kMemoryTargetRole);
   return s;
 }
@@ -45,9 +42,9 @@ SimpleMemory::SimpleMemory(sc_core::sc_module_name name, const ValidatedNode& cf
       bandwidth_series_(time_series("bandwidth_over_time", "GB/s", "data bandwidth per window", 1e-9)),
       bandwidth_(scalar("bandwidth", "GB/s", "bytes transferred over simulated time")),
       utilization_(scalar("utilization", "fraction", "share of simulated time the data channel was busy")),
-      bit_energy_(energy_event("bit", params().quantity("energy_per_bit"), "bits read or written")) {
-  set_static_power(params().quantity("static_power"));
-  set_area(params().quantity("area"));
+      bit_energy_(energy_event("bit", dram_row().access.energy_j, "bits read or written (technology table)")) {
+  const double phy = dram_row().access.area_mm2;
+  add_area("phy", phy, phy * tech().logic_leakage_w_per_mm2());
   socket_.register_nb_transport_fw(this, &SimpleMemory::nb_transport_fw);
   socket_.register_b_transport(this, &SimpleMemory::b_transport);
   socket_.register_transport_dbg(this, &SimpleMemory::transport_dbg);
@@ -58,6 +55,14 @@ SimpleMemory::SimpleMemory(sc_core::sc_module_name name, const ValidatedNode& cf
   SC_METHOD(accept_pending);
   sensitive << accept_event_;
   dont_initialize();
+}
+
+const TechTable::DramInterface& SimpleMemory::dram_row() const {
+  try {
+    return tech().dram(params().string("standard"));
+  } catch (const InputError& e) {
+    throw InputError(params().where("standard"), config().path + ".standard", e.message());
+  }
 }
 
 sc_core::sc_time SimpleMemory::schedule(const sc_core::sc_time& accepted, unsigned bytes) {

@@ -12,6 +12,7 @@
 #include "sim/input_error.h"
 #include "sim/kernel.h"
 #include "sim/registry.h"
+#include "sim/report.h"
 #include "sim/runner.h"
 #include "sim/sim_context.h"
 #include "sim/workload.h"
@@ -136,6 +137,14 @@ int cmd_list(const std::string& kind, const Registry& registry) {
   return 0;
 }
 
+int cmd_report(const std::string& dir, const std::string& format) {
+  const EnergyAreaReport r = read_report(dir);
+  if (format == "csv") fmt::print("{}", report_csv(r));
+  else if (format == "json") fmt::print("{}\n", report_json(r).dump(2));
+  else fmt::print("{}", report_table(r));
+  return 0;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv, const Registry& registry) {
@@ -164,6 +173,12 @@ int run_cli(int argc, char** argv, const Registry& registry) {
 
   CLI::App* list = app.add_subcommand("list", "list component and workload kinds with their parameters");
   list->add_option("kind", kind, "show one kind");
+
+  std::string report_dir, report_format = "table";
+  CLI::App* report = app.add_subcommand("report", "print a result's energy and area by component and by event");
+  report->add_option("dir", report_dir, "result directory (results/<name>/<hash>/)")->required();
+  report->add_option("--format", report_format, "table (default), csv or json")
+      ->check(CLI::IsMember({"table", "csv", "json"}));
 
   bool json = false;
   CLI::App* workload = app.add_subcommand("workload", "characterize workloads without hardware");
@@ -197,6 +212,7 @@ int run_cli(int argc, char** argv, const Registry& registry) {
     if (run->parsed()) return cmd_run(experiment, sets, output, timeline, progress_on, progress_off, quiet, registry);
     if (config->parsed()) return cmd_config(experiment, sets, hash_only, registry);
     if (list->parsed()) return cmd_list(kind, registry);
+    if (report->parsed()) return cmd_report(report_dir, report_format);
     if (info->parsed()) return cmd_workload_info(experiment, sets, json, registry);
     if (trace_export->parsed()) return cmd_trace_export(experiment, sets, output, registry);
     fmt::print("{}", app.help());

@@ -39,6 +39,47 @@ TimeSeries& Component::time_series(const std::string& l, std::string u, std::str
   return ctx_.stats().time_series(stat_name(l), std::move(u), std::move(d), ctx_.stats_window_s(), rate_scale);
 }
 
+ParamSpec Component::tech_param() {
+  return param::string("tech",
+                       "technology table for energy, area and leakage: a built-in node (45nm, 40nm, 28nm, 16nm, "
+                       "7nm, 5nm) or a table file; inherited from the enclosing component")
+      .def("7nm")
+      .inherit()
+      .or_file();
+}
+
+const TechTable& Component::tech() const {
+  return ctx_.tech(cfg_.params.string("tech"), cfg_.params.where("tech"), cfg_.path.empty() ? "tech" : cfg_.path + ".tech");
+}
+
+void Component::add_area(const std::string& part, double mm2, double leakage_w) {
+  for (auto& p : area_parts_) {
+    if (p.name != part) continue;
+    p.mm2 += mm2;
+    p.leakage_w += leakage_w;
+    return;
+  }
+  area_parts_.push_back(AreaPart{part, mm2, leakage_w});
+}
+
+double Component::area_mm2() const {
+  double a = 0;
+  for (const auto& p : area_parts_) a += p.mm2;
+  return a;
+}
+
+double Component::static_power_w() const {
+  double w = background_w_;
+  for (const auto& p : area_parts_) w += p.leakage_w;
+  return w;
+}
+
+double Component::dynamic_energy_j() const {
+  double j = 0;
+  for (const auto& [event, e] : events_) j += static_cast<double>(e->count()) * e->joules_per_event();
+  return j;
+}
+
 EnergyEvent& Component::energy_event(const std::string& event, double joules, const std::string& description) {
   Counter& count = counter("events." + event, "events", description);
   events_.emplace_back(event, std::make_unique<EnergyEvent>(count, joules));
@@ -59,12 +100,16 @@ std::pair<double, double> Component::close_accounting(const sc_core::sc_time& en
         .set(joules);
     total += joules;
   }
-  const double static_j = static_power_w_ * end.to_seconds();
-  scalar("energy.static", "J", fmt::format("static (leakage and background) energy at {:g} W", static_power_w_)).set(static_j);
+  const double static_w = static_power_w();
+  const double static_j = static_w * end.to_seconds();
+  scalar("energy.static", "J", fmt::format("static (leakage and background) energy at {:g} W", static_w)).set(static_j);
   total += static_j;
   scalar("energy.total", "J", "dynamic plus static energy of this component").set(total);
-  scalar("area", "mm2", "silicon area of this component").set(area_mm2_);
-  return {total, area_mm2_};
+  scalar("power.static", "W", "leakage of the declared area plus background power").set(static_w);
+  for (const auto& p : area_parts_) scalar("area." + p.name, "mm2", fmt::format("area of the {}", p.name)).set(p.mm2);
+  const double area = area_mm2();
+  scalar("area.total", "mm2", "silicon area of this component").set(area);
+  return {total, area};
 }
 
 }  // namespace strata

@@ -3,8 +3,11 @@
 // and area.
 //
 // Energy follows the actions-times-energy-per-action model: a component declares its events
-// once (energy_event("read", 12e-12, ...)), counts them while simulating, and the framework adds
-// static power times simulated time and reports both by component and by event.
+// once (energy_event("read", tech().sram(...).read_j, ...)), counts them while simulating, and
+// the framework adds static power (leakage of the declared area plus any background power)
+// times simulated time and reports energy by component and by event, and area by component
+// and by part. Energies, areas and leakage come from the component's technology table
+// (`tech:`, inherited like `clock`).
 #pragma once
 
 #include <memory>
@@ -17,6 +20,7 @@
 #include "sim/schema.h"
 #include "sim/sim_context.h"
 #include "sim/stats.h"
+#include "sim/tech/tech_table.h"
 
 namespace strata {
 
@@ -52,9 +56,22 @@ class Component : public sc_core::sc_module {
   Distribution& distribution(const std::string& local, std::string unit, std::string description);
   TimeSeries& time_series(const std::string& local, std::string unit, std::string description, double rate_scale);
 
+  // The `tech` parameter every component kind has (added by the registry): a built-in table
+  // name or a table file, inherited from the enclosing component and the experiment.
+  static ParamSpec tech_param();
+  // This component's technology table.
+  const TechTable& tech() const;
+
   EnergyEvent& energy_event(const std::string& event, double joules_per_event, const std::string& description);
-  void set_static_power(double watts) { static_power_w_ = watts; }
-  void set_area(double mm2) { area_mm2_ = mm2; }
+  // Power drawn whenever the simulation runs besides leakage (DRAM standby, PLLs).
+  void set_background_power(double watts) { background_w_ = watts; }
+  // Declares silicon: `part` names it in the area breakdown; its leakage adds to static power.
+  void add_area(const std::string& part, double mm2, double leakage_w);
+  double area_mm2() const;
+  double static_power_w() const;
+  // Dynamic energy so far (events x energy); the power monitor samples it every window.
+  // Components that count their events only at the end override it with a live figure.
+  virtual double dynamic_energy_j() const;
 
   // Builds the child in `slot` with the registry; call from the constructor so that SystemC
   // names it "<this>.<slot>".
@@ -70,8 +87,12 @@ class Component : public sc_core::sc_module {
   SimContext& ctx_;
   Clock clock_;
   std::vector<std::pair<std::string, std::unique_ptr<EnergyEvent>>> events_;
-  double static_power_w_ = 0;
-  double area_mm2_ = 0;
+  struct AreaPart {
+    std::string name;
+    double mm2 = 0, leakage_w = 0;
+  };
+  std::vector<AreaPart> area_parts_;
+  double background_w_ = 0;
 };
 
 }  // namespace strata

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "sim/component.h"
 #include "sim/config_loader.h"
 #include "sim/registry.h"
 
@@ -50,6 +51,7 @@ const KindSpec& experiment_spec() {
     s.add(param::string("name", "experiment name; results go to results/<name>/<config-hash>/").no_effect_on_results());
     s.add(param::string("description", "free text").def("").no_effect_on_results());
     s.add(param::integer("seed", "seed of every random stream in the run").def("1").range("0", "9223372036854775807"));
+    s.add(Component::tech_param());
     s.slot(SlotSpec{"sim", "simulation options", "section", "", false, &sim_section_spec()});
     s.slot(SlotSpec{"hardware", "the design to simulate (needed by `strata run`, not by `strata workload info`)",
                    "component", "", false, nullptr});

@@ -19,6 +19,7 @@ void Registry::add(KindSpec spec, Entry entry) {
 
 void Registry::add_component(KindSpec spec, ComponentFactory factory) {
   spec.category = "component";
+  spec.add(Component::tech_param());
   Entry e;
   e.component = std::move(factory);
   add(std::move(spec), std::move(e));

@@ -96,6 +96,23 @@ ParamSpec& ParamSpec::no_effect_on_results() {
   return *this;
 }
 
+ParamSpec& ParamSpec::inherit() {
+  inherited = true;
+  return *this;
+}
+
+ParamSpec& ParamSpec::or_file() {
+  name_or_file = true;
+  return *this;
+}
+
+bool names_a_file(std::string_view text) {
+  auto ends = [&](std::string_view tail) {
+    return text.size() >= tail.size() && text.substr(text.size() - tail.size()) == tail;
+  };
+  return text.find('/') != std::string_view::npos || ends(".yaml") || ends(".yml");
+}
+
 std::string ParamSpec::type_label() const {
   switch (type) {
     case ParamType::Bool: return "bool";
@@ -138,7 +155,8 @@ KindSpec& KindSpec::with_clock() {
   return add(param::quantity("clock", UnitFamily::Frequency,
                              "clock of this component; inherited from the enclosing component when absent")
                  .def("1 GHz")
-                 .range("1 kHz", "100 GHz"));
+                 .range("1 kHz", "100 GHz")
+                 .inherit());
 }
 
 const ParamSpec* KindSpec::find_param(const std::string& n) const {
@@ -209,6 +227,17 @@ namespace {
 
 std::string join_path(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
+// A file named in a config, relative to the file that wrote it (so presets can ship their data
+// next to them), as an absolute path.
+std::string resolve_file(const ConfigNode& node, const std::string& key, const std::string& s) {
+  fs::path p(s);
+  if (p.is_relative() && node.loc().line > 0) p = fs::path(node.loc().file).parent_path() / p;
+  p = fs::absolute(p).lexically_normal();
+  if (!fs::exists(p)) throw InputError(node.loc(), key, fmt::format("no such file \"{}\"", s));
+  if (!fs::is_regular_file(p)) throw InputError(node.loc(), key, fmt::format("\"{}\" is not a regular file", s));
+  return p.string();
+}
+
 ParamValue parse_value(const ParamSpec& spec, const ConfigNode& node, const std::string& key) {
   ParamValue v;
   v.spec = &spec;
@@ -275,7 +304,7 @@ ParamValue parse_value(const ParamSpec& spec, const ConfigNode& node, const std:
       if (!std::isfinite(v.number)) throw InputError(node.loc(), key, "not a finite number");
       break;
     case ParamType::String:
-      v.text = s;
+      v.text = spec.name_or_file && names_a_file(s) ? resolve_file(node, key, s) : s;
       break;
     case ParamType::Enum: {
       for (const auto& c : spec.choices)
@@ -292,13 +321,7 @@ ParamValue parse_value(const ParamSpec& spec, const ConfigNode& node, const std:
       // An empty default means "no file" for optional paths (.def("")).
       if (trim(s).empty() && node.loc().line == 0) break;
       if (trim(s).empty()) throw InputError(node.loc(), key, "empty file name");
-      fs::path p(s);
-      // Relative to the file that wrote it, so presets can ship their data next to them.
-      if (p.is_relative() && node.loc().line > 0) p = fs::path(node.loc().file).parent_path() / p;
-      p = fs::absolute(p).lexically_normal();
-      if (!fs::exists(p)) throw InputError(node.loc(), key, fmt::format("no such file \"{}\"", s));
-      if (!fs::is_regular_file(p)) throw InputError(node.loc(), key, fmt::format("\"{}\" is not a regular file", s));
-      v.text = p.string();
+      v.text = resolve_file(node, key, s);
       break;
     }
   }
@@ -352,7 +375,7 @@ const KindSpec& lookup_kind(const ConfigNode& node, const SlotSpec& slot, const 
 }  // namespace
 
 ValidatedNode validate(ConfigNode& node, const KindSpec& spec, const std::string& path, const Registry& registry,
-                       const std::string& parent_clock) {
+                       const Inherited& inherited) {
   const bool has_kind_key = spec.category != "section";
   if (node.is_null()) node = ConfigNode::map(node.loc());
   if (!node.is_map()) throw InputError(node.loc(), path, fmt::format("expected a mapping, got {}", node.type_name()));
@@ -367,7 +390,7 @@ ValidatedNode validate(ConfigNode& node, const KindSpec& spec, const std::string
     if (has_kind_key && key == "kind") continue;
     if (const ParamSpec* p = spec.find_param(key)) {
       ParamValue v = parse_value(*p, value, key_path);
-      if (p->type == ParamType::Path) value = ConfigNode::scalar(v.text, value.loc());
+      if (p->type == ParamType::Path || p->name_or_file) value = ConfigNode::scalar(v.text, value.loc());
       out.params.set(key, std::move(v));
       continue;
     }
@@ -375,11 +398,11 @@ ValidatedNode validate(ConfigNode& node, const KindSpec& spec, const std::string
     unknown_key(spec, key, value, key_path, has_kind_key);
   }
 
-  // Defaults, inherited clocks and missing required keys.
+  // Defaults, inherited values and missing required keys.
   for (const auto& p : spec.params) {
     if (out.params.has(p.name)) continue;
     std::string text;
-    if (p.name == "clock" && spec.clocked && !parent_clock.empty()) text = parent_clock;
+    if (auto it = inherited.find(p.name); p.inherited && it != inherited.end()) text = it->second;
     else if (p.default_text) text = *p.default_text;
     else
       throw InputError(node.key_loc(), path.empty() ? p.name : path,
@@ -395,7 +418,9 @@ ValidatedNode validate(ConfigNode& node, const KindSpec& spec, const std::string
     node.set(p.name, std::move(def));
   }
 
-  const std::string clock_text = spec.clocked ? node.find("clock")->value() : parent_clock;
+  Inherited passed_down = inherited;
+  for (const auto& p : spec.params)
+    if (p.inherited) passed_down[p.name] = node.find(p.name)->value();
   for (const auto& slot : spec.slots) {
     const std::string key_path = join_path(path, slot.name);
     ConfigNode* child = node.find(slot.name);
@@ -408,12 +433,12 @@ ValidatedNode validate(ConfigNode& node, const KindSpec& spec, const std::string
       child = &node.set(slot.name, ConfigNode::map(SourceLoc{"<default of " + key_path + ">"}));
     }
     if (slot.fixed) {
-      out.children.emplace(slot.name, validate(*child, *slot.fixed, key_path, registry, clock_text));
+      out.children.emplace(slot.name, validate(*child, *slot.fixed, key_path, registry, passed_down));
     } else {
       if (!child->is_map())
         throw InputError(child->loc(), key_path, fmt::format("expected a mapping with a 'kind', got {}", child->type_name()));
       const KindSpec& kind = lookup_kind(*child, slot, key_path, registry);
-      out.children.emplace(slot.name, validate(*child, kind, key_path, registry, clock_text));
+      out.children.emplace(slot.name, validate(*child, kind, key_path, registry, passed_down));
     }
   }
   return out;
@@ -433,6 +458,9 @@ nlohmann::json ValidatedNode::canonical() const {
         j[name] = std::stod(fmt::format("{:.12g}", v.number));
         break;
       case ParamType::String:
+        // A table named by file is hashed by content, as paths are.
+        j[name] = v.spec->name_or_file && names_a_file(v.text) ? "xxh3:" + file_hash(v.text) : v.text;
+        break;
       case ParamType::Enum: j[name] = v.text; break;
       case ParamType::Path: j[name] = v.text.empty() ? "" : "xxh3:" + file_hash(v.text); break;
       case ParamType::List:
@@ -449,10 +477,9 @@ nlohmann::json ValidatedNode::canonical() const {
   return j;
 }
 
-std::string config_hash(const ValidatedNode& root) {
-  const std::string text = root.canonical().dump();
-  return hex128(XXH3_128bits(text.data(), text.size()));
-}
+std::string config_hash(const ValidatedNode& root) { return text_hash(root.canonical().dump()); }
+
+std::string text_hash(std::string_view text) { return hex128(XXH3_128bits(text.data(), text.size())); }
 
 std::string file_hash(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,11 +30,15 @@ struct ParamSpec {
   std::vector<std::string> choices;         // Enum, and List of Enum
   ParamType item_type = ParamType::String;  // List: the type of each item; range and choices apply per item
   bool affects_results = true;              // false: left out of the config hash
+  bool inherited = false;    // when absent, takes the value of the nearest enclosing node that has it
+  bool name_or_file = false;  // String: a name, or a file (contains '/' or ends in .yaml) resolved like a Path
 
   ParamSpec& def(std::string text);
   ParamSpec& range(const std::string& lo, const std::string& hi);
   ParamSpec& at_least(const std::string& lo);
   ParamSpec& no_effect_on_results();
+  ParamSpec& inherit();
+  ParamSpec& or_file();
   ParamSpec& of(ParamType item);                            // List items: Int, Float or String
   ParamSpec& of_choices(std::vector<std::string> choices);  // List items: one of `choices`
   std::string type_label() const;  // "int", "time", "enum{a|b}", ...
@@ -75,7 +80,7 @@ struct KindSpec {
   std::vector<ParamSpec> params;
   std::vector<SlotSpec> slots;
   std::vector<std::string> roles;  // what this kind can be plugged in as
-  bool clocked = false;            // adds `clock`, inherited from the parent when absent
+  bool clocked = false;            // adds `clock` (inherited)
 
   KindSpec& add(ParamSpec p);
   KindSpec& slot(SlotSpec s);
@@ -140,14 +145,23 @@ struct ValidatedNode {
   nlohmann::json canonical() const;
 };
 
-// Validates `node` against `spec`, filling in defaults (and inherited clocks) in `node` itself
+// Whether a name_or_file parameter's text names a file.
+bool names_a_file(std::string_view text);
+
+// Values of inherited parameters (`clock`, `tech`) from the enclosing nodes, by name.
+using Inherited = std::map<std::string, std::string>;
+
+// Validates `node` against `spec`, filling in defaults (and inherited values) in `node` itself
 // so the resolved config echoes every parameter. Throws InputError naming file, line, column
 // and key path for the first problem found.
 ValidatedNode validate(ConfigNode& node, const KindSpec& spec, const std::string& path, const Registry& registry,
-                       const std::string& parent_clock = "");
+                       const Inherited& inherited = {});
 
 // The experiment's config hash: XXH3-128 of canonical().dump(), as 32 hex digits.
 std::string config_hash(const ValidatedNode& root);
+
+// XXH3-128 of `text` as 32 hex digits.
+std::string text_hash(std::string_view text);
 
 // XXH3-128 of a file's bytes as 32 hex digits (streams; memory use is constant).
 std::string file_hash(const std::string& path);

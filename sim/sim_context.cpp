@@ -1,5 +1,7 @@
 #include "sim/sim_context.h"
 
+#include "sim/tech/tech_table.h"
+
 #include <xxhash.h>
 
 namespace strata {
@@ -17,6 +19,12 @@ void SimContext::report(std::string key, std::string stat, std::string field, do
 
 void SimContext::fail(const InputError& e) {
   if (!failure_) failure_ = e;
+}
+
+const TechTable& SimContext::tech(const std::string& name, const SourceLoc& where, const std::string& key) {
+  auto it = tech_.find(name);
+  if (it == tech_.end()) it = tech_.emplace(name, TechTable::load(name, where, key)).first;
+  return *it->second;
 }
 
 }  // namespace strata

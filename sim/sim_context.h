@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -16,6 +18,7 @@ namespace strata {
 
 class Registry;
 class Component;
+class TechTable;
 
 // A headline figure of summary.json, read from a statistic at the end of the run.
 struct SummaryField {
@@ -45,6 +48,10 @@ class SimContext {
   // std:: distributions differ between standard libraries).
   std::mt19937_64 rng(const std::string& stream) const;
 
+  // The technology table `name` (a built-in node or an absolute file path), loaded once per run.
+  // `where` and `key` name the parameter for errors.
+  const TechTable& tech(const std::string& name, const SourceLoc& where, const std::string& key);
+
   // Components register themselves so the runner can finalize them and total energy and area.
   void add_component(Component* c) { components_.push_back(c); }
   const std::vector<Component*>& components() const { return components_; }
@@ -67,6 +74,7 @@ class SimContext {
   StatsRegistry stats_;
   Timeline timeline_;
   std::vector<Component*> components_;
+  std::map<std::string, std::shared_ptr<const TechTable>> tech_;
   std::vector<SummaryField> summary_;
   std::optional<InputError> failure_;
 };

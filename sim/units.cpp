@@ -59,6 +59,15 @@ std::map<std::string, Unit> build_table() {
     add(std::string(p.text) + "W", UnitFamily::Power, p.scale);
     add(std::string(p.text) + "V", UnitFamily::Voltage, p.scale);
     add(std::string(p.text) + "A", UnitFamily::Current, p.scale);
+    for (const char* bit : {"/bit", "/b"}) {
+      add(std::string(p.text) + "J" + bit, UnitFamily::EnergyPerBit, p.scale);
+      add(std::string(p.text) + "J" + bit + "/mm", UnitFamily::WireEnergy, p.scale);
+    }
+    for (const char* sq : {"2", "^2", "²"}) {
+      add(std::string(p.text) + "W/mm" + sq, UnitFamily::PowerDensity, p.scale);
+      add(std::string(p.text) + "W/um" + sq, UnitFamily::PowerDensity, p.scale * 1e6);
+      add(std::string(p.text) + "W/µm" + sq, UnitFamily::PowerDensity, p.scale * 1e6);
+    }
   }
   add("kJ", UnitFamily::Energy, 1e3);
   add("kW", UnitFamily::Power, 1e3);
@@ -106,6 +115,9 @@ const char* family_name(UnitFamily f) {
     case UnitFamily::Area: return "area";
     case UnitFamily::Voltage: return "voltage";
     case UnitFamily::Current: return "current";
+    case UnitFamily::EnergyPerBit: return "energy per bit";
+    case UnitFamily::WireEnergy: return "wire energy";
+    case UnitFamily::PowerDensity: return "power density";
   }
   return "?";
 }
@@ -121,6 +133,9 @@ const char* base_unit(UnitFamily f) {
     case UnitFamily::Area: return "mm2";
     case UnitFamily::Voltage: return "V";
     case UnitFamily::Current: return "A";
+    case UnitFamily::EnergyPerBit: return "J/bit";
+    case UnitFamily::WireEnergy: return "J/bit/mm";
+    case UnitFamily::PowerDensity: return "W/mm2";
   }
   return "?";
 }
@@ -136,6 +151,9 @@ const char* family_description(UnitFamily f) {
     case UnitFamily::Area: return "an area such as \"6.5 mm2\"";
     case UnitFamily::Voltage: return "a voltage such as \"1.1 V\"";
     case UnitFamily::Current: return "a current such as \"55 mA\"";
+    case UnitFamily::EnergyPerBit: return "an energy per bit such as \"0.5 pJ/bit\"";
+    case UnitFamily::WireEnergy: return "a wire energy such as \"0.15 pJ/bit/mm\"";
+    case UnitFamily::PowerDensity: return "a power density such as \"12 mW/mm2\"";
   }
   return "?";
 }

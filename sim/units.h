@@ -1,7 +1,7 @@
 // Physical quantities written as strings in configs: "1.6 GHz", "625 ps", "64 KiB", "3.35 TB/s".
 //
 // Every quantity is converted to one SI base unit per family (Hz, s, byte, byte/s, J, W, mm²,
-// V, A) so that "1600 MHz" and "1.6 GHz" compare and hash as the same value. Decimal prefixes
+// V, A, J/bit, J/bit/mm, W/mm²) so that "1600 MHz" and "1.6 GHz" compare and hash as the same value. Decimal prefixes
 // (k, M, G, T) are powers of 1000 and binary prefixes (Ki, Mi, Gi, Ti) powers of 1024, as in
 // IEC 80000-13. A lower-case "b" or "bit" counts bits: "8 Gb" is 1e9 bytes, "25.6 Gb/s" 3.2 GB/s.
 #pragma once
@@ -14,7 +14,11 @@
 
 namespace strata {
 
-enum class UnitFamily { Frequency, Time, Size, Bandwidth, Energy, Power, Area, Voltage, Current };
+// EnergyPerBit ("0.5 pJ/bit"), WireEnergy (energy per bit per mm, "0.15 pJ/bit/mm") and
+// PowerDensity ("12 mW/mm2") are the technology tables' rates.
+enum class UnitFamily {
+  Frequency, Time, Size, Bandwidth, Energy, Power, Area, Voltage, Current, EnergyPerBit, WireEnergy, PowerDensity
+};
 
 // The family's base unit as written in output, e.g. "Hz" for Frequency.
 const char* base_unit(UnitFamily family);

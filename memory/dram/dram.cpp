@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/input_error.h"
+#include "sim/text.h"
 
 namespace strata {
 
@@ -122,7 +123,12 @@ Dram::Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& c
   refresh_bank_energy_ = &energy_event("refresh_bank", energy_.refresh_bank, "per-bank refreshes (IDD5B / banks)");
   active_energy_ = &energy_event("active_standby", energy_.active_cycle,
                                  "rank-cycles with a bank open, above precharged standby (IDD3N - IDD2N)");
-  set_static_power(energy_.standby_power);  // precharged standby (IDD2N) of every rank
+  set_background_power(energy_.standby_power);  // precharged standby (IDD2N) of every rank
+  // The host side: the PHY of every channel and the energy of moving each bit across it, from
+  // the technology table's row for this standard.
+  const TechTable::DramInterface& phy = tech().dram(lower(spec_.standard));
+  io_energy_ = &energy_event("io", phy.io_j_per_bit, "bits moved across the PHY and I/O (technology table)");
+  add_area("phy", phy.access.area_mm2 * spec_.org.channels, phy.access.area_mm2 * spec_.org.channels * tech().logic_leakage_w_per_mm2());
 
   const int n = spec_.org.controllers();
   parts_per_channel_.assign(static_cast<std::size_t>(n), 0);
@@ -336,6 +342,16 @@ Dram::EnergyBreakdown Dram::channel_energy(const Channel& ch, double seconds) co
   return e;
 }
 
+double Dram::dynamic_energy_j() const {
+  // Events are counted at the end of the run; while it runs, the channels' counters are live.
+  double j = 0;
+  for (const auto& ch : channels_) {
+    const EnergyBreakdown e = channel_energy(*ch, 0);
+    j += e.act + e.read + e.write + e.refresh + e.background;
+  }
+  return j + io_energy_->joules_per_event() * 8.0 * static_cast<double>(bytes_read_.count() + bytes_written_.count());
+}
+
 void Dram::finalize(const sc_core::sc_time& end) {
   const std::uint64_t end_cycle = clock().cycle_at(end);
   const double t = end.to_seconds();
@@ -373,6 +389,7 @@ void Dram::finalize(const sc_core::sc_time& end) {
   refresh_energy_->add(cmds[static_cast<int>(DramCmd::REF)]);
   refresh_bank_energy_->add(cmds[static_cast<int>(DramCmd::REFpb)]);
   active_energy_->add(active);
+  io_energy_->add(8 * (bytes_read_.count() + bytes_written_.count()));
   for (int c = 0; c < kDramCmds; ++c) {
     const char* cmd = command_name(static_cast<DramCmd>(c));
     scalar(std::string("commands.") + cmd, "commands", fmt::format("{} commands issued on all channels", cmd))
@@ -383,7 +400,7 @@ void Dram::finalize(const sc_core::sc_time& end) {
   scalar("bandwidth", "GB/s", "bytes read and written over simulated time")
       .set(t > 0 ? static_cast<double>(bytes) / t * 1e-9 : 0);
   scalar("peak_bandwidth", "GB/s", "the standard's peak data bandwidth, all channels").set(spec_.peak_bandwidth() * 1e-9);
-  scalar("energy_per_bit", "pJ/bit", "DRAM energy over bits read and written")
+  scalar("energy_per_bit", "pJ/bit", "DRAM device energy (IDD model, I/O excluded) over bits read and written")
       .set(bytes ? energy / (8.0 * static_cast<double>(bytes)) * 1e12 : 0);
 }
 

@@ -35,6 +35,7 @@ class Dram : public Component, public MemoryTarget {
   ~Dram() override;
   tlm::tlm_target_socket<>& target_socket() override { return socket_; }
   void finalize(const sc_core::sc_time& end) override;
+  double dynamic_energy_j() const override;
   // The controller section of a validated dram node; throws InputError for settings the
   // standard does not have (per-bank refresh on DDR4) or that contradict each other.
   static ControllerConfig controller_config(const ValidatedNode& controller, const DramSpec& spec);
@@ -90,7 +91,8 @@ class Dram : public Component, public MemoryTarget {
   Counter& bytes_written_;
   Distribution& read_latency_;
   Distribution& write_latency_;
-  EnergyEvent *act_energy_, *read_energy_, *write_energy_, *refresh_energy_, *refresh_bank_energy_, *active_energy_;
+  EnergyEvent *act_energy_, *read_energy_, *write_energy_, *refresh_energy_, *refresh_bank_energy_, *active_energy_,
+      *io_energy_;
 };
 
 }  // namespace strata

@@ -1,0 +1,44 @@
+// Power over time: total power of the design per fixed window of simulated time (sim.stats_window),
+// and its peak. The runner advances the simulation to each window boundary and samples here,
+// so the windows, and so the peak, are the same on every machine. (A sampling process of its
+// own would keep the kernel from starving and move the end of the run to a window boundary.)
+#pragma once
+
+#include <vector>
+
+#include <systemc>
+
+#include "sim/stats.h"
+
+namespace strata {
+
+class Component;
+
+class PowerMonitor {
+ public:
+  // Call after elaboration, when every component has declared its area and static power.
+  PowerMonitor(const std::vector<Component*>& components, double window_s, StatsRegistry& stats);
+
+  // The end of the window being accumulated.
+  sc_core::sc_time next_boundary() const { return last_t_ + window_; }
+  // Closes the window ending at `t` (= next_boundary()); call once every event before `t` has run.
+  void sample(const sc_core::sc_time& t);
+  // Closes the last, partial window at the end of the run and sets totals.peak_power.
+  void finish(const sc_core::sc_time& end);
+
+ private:
+  double dynamic_energy() const;
+  double close_window(const sc_core::sc_time& to);  // returns the window's average power
+
+  const std::vector<Component*>& components_;
+  sc_core::sc_time window_;
+  double static_w_ = 0;
+  sc_core::sc_time last_t_ = sc_core::SC_ZERO_TIME;
+  double last_j_ = 0;
+  double peak_w_ = 0;
+  bool any_full_window_ = false;
+  TimeSeries& series_;
+  Scalar& peak_;
+};
+
+}  // namespace strata

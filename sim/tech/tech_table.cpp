@@ -1,0 +1,577 @@
+#include "sim/tech/tech_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "sim/config_loader.h"
+#include "sim/config_node.h"
+#include "sim/schema.h"
+#include "sim/tech/builtin_tables.h"
+#include "sim/text.h"
+#include "sim/units.h"
+
+namespace fs = std::filesystem;
+
+namespace strata {
+
+// Reads one table file into a TechTable, key by key, so that a derived table's own entries
+// replace the scaled ones and every error names the file, line and key.
+class TechTableReader {
+ public:
+  TechTableReader(TechTable& t, const ConfigNode& root, bool derived) : t_(t), root_(root), derived_(derived) {}
+
+  void read() {
+    check_keys(root_, "", {"name", "node_nm", "supply", "source", "scale_from", "scaling", "leakage", "ops", "mac",
+                           "sram", "register_file", "wire", "router", "links", "dram", "nand"});
+    t_.name_ = text(required(root_, "name", ""), "name");
+    t_.feature_nm_ = number(required(root_, "node_nm", ""), "node_nm", 1, 1000);
+    t_.supply_v_ = quantity(required(root_, "supply", ""), "supply", UnitFamily::Voltage);
+    t_.source_ = text(required(root_, "source", ""), "source");
+    if (const ConfigNode* n = section("leakage")) {
+      check_keys(*n, "leakage", {"logic", "sram", "source"});
+      read_q(*n, "leakage", "logic", UnitFamily::PowerDensity, t_.leak_logic_);
+      read_q(*n, "leakage", "sram", UnitFamily::PowerDensity, t_.leak_sram_);
+    }
+    if (const ConfigNode* n = section("ops")) read_ops(*n);
+    if (const ConfigNode* n = section("mac")) read_macs(*n);
+    if (const ConfigNode* n = section("sram")) read_sram(*n);
+    if (const ConfigNode* n = section("register_file")) read_register_file(*n);
+    if (const ConfigNode* n = section("wire")) {
+      check_keys(*n, "wire", {"energy", "source"});
+      read_q(*n, "wire", "energy", UnitFamily::WireEnergy, t_.wire_j_per_bit_mm_);
+    }
+    if (const ConfigNode* n = section("router")) {
+      check_keys(*n, "router", {"energy", "area", "source"});
+      read_q(*n, "router", "energy", UnitFamily::EnergyPerBit, t_.router_.energy_j);
+      read_q(*n, "router", "area", UnitFamily::Area, t_.router_.area_mm2);
+      read_source(*n, "router", t_.router_.source);
+    }
+    if (const ConfigNode* n = section("links")) read_links(*n);
+    if (const ConfigNode* n = section("dram")) read_dram(*n);
+    if (const ConfigNode* n = section("nand")) read_nand(*n);
+    check_recipes();
+  }
+
+  // Every value a model may ask for must be there once the base and the file are merged.
+  void check_complete() const {
+    const SourceLoc where{file()};
+    auto need = [&](double v, const char* key) {
+      if (!(v > 0)) throw InputError(where, key, "missing: a table needs this value (or scale_from: a table that has it)");
+    };
+    need(t_.leak_logic_, "leakage.logic");
+    need(t_.leak_sram_, "leakage.sram");
+    need(t_.sram_.ref_read_j, "sram.reference.read_energy");
+    need(t_.sram_.bitcell_mm2, "sram.bitcell_area");
+    need(t_.rf_.read_j_per_bit, "register_file.read_energy");
+    need(t_.rf_.area_mm2_per_bit, "register_file.area_per_bit");
+    need(t_.wire_j_per_bit_mm_, "wire.energy");
+    need(t_.router_.energy_j, "router.energy");
+    need(t_.nand_.read_j, "nand.read_energy");
+    if (t_.ops_.empty()) throw InputError(where, "ops", "missing: a table needs its operations");
+    if (t_.macs_.empty()) throw InputError(where, "mac", "missing: a table needs its multiply-accumulate recipes");
+  }
+
+ private:
+  std::string file() const { return root_.loc().file; }
+
+  const ConfigNode* section(const char* key) const {
+    const ConfigNode* n = root_.find(key);
+    if (n && !n->is_map()) throw InputError(n->loc(), key, fmt::format("expected a mapping, got {}", n->type_name()));
+    return n;
+  }
+
+  static std::string join(const std::string& a, const std::string& b) { return a.empty() ? b : a + "." + b; }
+
+  void check_keys(const ConfigNode& n, const std::string& path, const std::vector<std::string>& known) const {
+    for (const auto& [key, value] : n.entries()) {
+      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+      std::string msg = fmt::format("unknown key '{}'", key);
+      if (auto best = closest_match(key, known)) msg += fmt::format(" (did you mean '{}'?)", *best);
+      throw InputError(value.key_loc(), join(path, key), msg);
+    }
+  }
+
+  const ConfigNode& required(const ConfigNode& n, const std::string& key, const std::string& path) const {
+    const ConfigNode* v = n.find(key);
+    if (!v) throw InputError(n.key_loc(), join(path, key), "missing required key");
+    return *v;
+  }
+
+  static std::string text(const ConfigNode& v, const std::string& key) {
+    if (!v.is_scalar()) throw InputError(v.loc(), key, "expected text");
+    return v.value();
+  }
+
+  static double number(const ConfigNode& v, const std::string& key, double lo, double hi) {
+    if (!v.is_scalar()) throw InputError(v.loc(), key, "expected a number");
+    double x = 0;
+    try {
+      size_t used = 0;
+      x = std::stod(v.value(), &used);
+      if (used != v.value().size()) throw std::invalid_argument("trailing");
+    } catch (const std::exception&) {
+      throw InputError(v.loc(), key, fmt::format("expected a number, got \"{}\"", v.value()));
+    }
+    if (!(x >= lo && x <= hi)) throw InputError(v.loc(), key, fmt::format("{} is out of range [{}, {}]", v.value(), lo, hi));
+    return x;
+  }
+
+  static double quantity(const ConfigNode& v, const std::string& key, UnitFamily family) {
+    if (!v.is_scalar()) throw InputError(v.loc(), key, fmt::format("expected {}", family_description(family)));
+    double x = 0;
+    try {
+      x = parse_quantity(v.value(), family);
+    } catch (const UnitError& e) {
+      throw InputError(v.loc(), key, e.what());
+    }
+    if (x < 0) throw InputError(v.loc(), key, fmt::format("{} is negative", v.value()));
+    return x;
+  }
+
+  // Reads n[key] into `out` when present; a base table must have it.
+  void read_q(const ConfigNode& n, const std::string& path, const std::string& key, UnitFamily f, double& out) const {
+    if (const ConfigNode* v = n.find(key)) out = quantity(*v, join(path, key), f);
+    else if (!derived_) throw InputError(n.key_loc(), join(path, key), "missing required key");
+  }
+  void read_n(const ConfigNode& n, const std::string& path, const std::string& key, double lo, double hi,
+              double& out) const {
+    if (const ConfigNode* v = n.find(key)) out = number(*v, join(path, key), lo, hi);
+    else if (!derived_) throw InputError(n.key_loc(), join(path, key), "missing required key");
+  }
+  void read_source(const ConfigNode& n, const std::string& path, std::string& out) const {
+    if (const ConfigNode* v = n.find("source")) out = text(*v, join(path, "source"));
+    else if (out.empty()) throw InputError(n.key_loc(), join(path, "source"), "missing: every number needs its source");
+  }
+
+  void read_ops(const ConfigNode& ops) {
+    for (const auto& [name, entry] : ops.entries()) {
+      const std::string path = "ops." + name;
+      if (!entry.is_map()) throw InputError(entry.loc(), path, "expected a mapping {energy, area, source}");
+      check_keys(entry, path, {"energy", "area", "source"});
+      UnitCost c;
+      const ConfigNode* e = entry.find("energy");
+      const ConfigNode* a = entry.find("area");
+      if (!e) throw InputError(entry.key_loc(), path + ".energy", "missing required key");
+      c.energy_j = quantity(*e, path + ".energy", UnitFamily::Energy);
+      // An own entry without an area keeps the (scaled) base's area.
+      if (a) c.area_mm2 = quantity(*a, path + ".area", UnitFamily::Area);
+      else if (auto it = t_.ops_.find(name); it != t_.ops_.end()) c.area_mm2 = it->second.area_mm2;
+      else throw InputError(entry.key_loc(), path + ".area", "missing required key");
+      read_source(entry, path, c.source);
+      t_.ops_[name] = c;
+      t_.own_ops_[name] = true;
+    }
+  }
+
+  void read_macs(const ConfigNode& macs) {
+    for (const auto& [format, entry] : macs.entries()) {
+      const std::string path = "mac." + format;
+      if (!entry.is_map()) throw InputError(entry.loc(), path, "expected a mapping {ops, source}");
+      check_keys(entry, path, {"ops", "source"});
+      TechTable::Recipe r;
+      const ConfigNode* ops = entry.find("ops");
+      if (!ops) throw InputError(entry.key_loc(), path + ".ops", "missing required key");
+      const std::string recipe = text(*ops, path + ".ops");
+      for (const auto& term_text : split(recipe, '+')) {
+        const std::string term(trim(term_text));
+        TechTable::RecipeTerm term_out;
+        const size_t mul = term.find_first_of("*/");
+        term_out.op = std::string(trim(term.substr(0, mul)));
+        if (mul != std::string::npos) {
+          ConfigNode k = ConfigNode::scalar(std::string(trim(term.substr(mul + 1))), ops->loc());
+          const double factor = number(k, path + ".ops", 1e-9, 1e9);
+          term_out.count = term[mul] == '*' ? factor : 1.0 / factor;
+        }
+        if (term_out.op.empty()) throw InputError(ops->loc(), path + ".ops", fmt::format("empty term in \"{}\"", recipe));
+        r.terms.push_back(term_out);
+      }
+      read_source(entry, path, r.source);
+      t_.macs_[format] = r;
+      recipe_locs_[format] = ops->loc();
+    }
+  }
+
+  void check_recipes() const {
+    for (const auto& [format, loc] : recipe_locs_) {
+      for (const auto& term : t_.macs_.at(format).terms) {
+        if (t_.ops_.count(term.op)) continue;
+        std::vector<std::string> names;
+        for (const auto& [n, c] : t_.ops_) names.push_back(n);
+        std::string msg = fmt::format("unknown operation '{}'", term.op);
+        if (auto best = closest_match(term.op, names)) msg += fmt::format(" (did you mean '{}'?)", *best);
+        throw InputError(loc, "mac." + format + ".ops", msg);
+      }
+    }
+  }
+
+  void read_range(const ConfigNode& n, const std::string& path, const std::string& key, double& lo, double& hi) const {
+    const ConfigNode* v = n.find(key);
+    if (!v) {
+      if (!derived_) throw InputError(n.key_loc(), join(path, key), "missing required key");
+      return;
+    }
+    if (!v->is_sequence() || v->items().size() != 2)
+      throw InputError(v->loc(), join(path, key), "expected [smallest, largest], e.g. [8 KiB, 1 MiB]");
+    lo = quantity(v->items()[0], join(path, key), UnitFamily::Size);
+    hi = quantity(v->items()[1], join(path, key), UnitFamily::Size);
+    if (!(lo > 0 && lo < hi)) throw InputError(v->loc(), join(path, key), "expected 0 < smallest < largest");
+  }
+
+  void read_sram(const ConfigNode& n) {
+    auto& s = t_.sram_;
+    check_keys(n, "sram", {"reference", "capacity_exponent", "write_to_read", "bitcell_area", "array_efficiency",
+                           "half_efficiency_bank", "fitted_range", "valid_range", "source"});
+    if (const ConfigNode* ref = n.find("reference")) {
+      check_keys(*ref, "sram.reference", {"capacity", "width", "read_energy"});
+      read_q(*ref, "sram.reference", "capacity", UnitFamily::Size, s.ref_capacity_bytes);
+      double width = s.ref_width_bits;
+      read_n(*ref, "sram.reference", "width", 1, 4096, width);
+      s.ref_width_bits = static_cast<int>(width);
+      read_q(*ref, "sram.reference", "read_energy", UnitFamily::Energy, s.ref_read_j);
+    } else if (!derived_) {
+      throw InputError(n.key_loc(), "sram.reference", "missing required key");
+    }
+    read_n(n, "sram", "capacity_exponent", 0, 1, s.capacity_exponent);
+    read_n(n, "sram", "write_to_read", 0.1, 10, s.write_to_read);
+    read_q(n, "sram", "bitcell_area", UnitFamily::Area, s.bitcell_mm2);
+    read_n(n, "sram", "array_efficiency", 0.05, 1, s.array_efficiency);
+    double half_bytes = s.half_efficiency_bits / 8;
+    read_q(n, "sram", "half_efficiency_bank", UnitFamily::Size, half_bytes);
+    s.half_efficiency_bits = half_bytes * 8;
+    read_range(n, "sram", "fitted_range", s.fit_min_bytes, s.fit_max_bytes);
+    read_range(n, "sram", "valid_range", s.valid_min_bytes, s.valid_max_bytes);
+    read_source(n, "sram", s.source);
+  }
+
+  void read_register_file(const ConfigNode& n) {
+    auto& r = t_.rf_;
+    check_keys(n, "register_file",
+               {"read_energy", "write_energy", "area_per_bit", "reference_entries", "entries_exponent", "source"});
+    read_q(n, "register_file", "read_energy", UnitFamily::EnergyPerBit, r.read_j_per_bit);
+    read_q(n, "register_file", "write_energy", UnitFamily::EnergyPerBit, r.write_j_per_bit);
+    read_q(n, "register_file", "area_per_bit", UnitFamily::Area, r.area_mm2_per_bit);
+    read_n(n, "register_file", "reference_entries", 1, 65536, r.ref_entries);
+    read_n(n, "register_file", "entries_exponent", 0, 1, r.entries_exponent);
+    read_source(n, "register_file", r.source);
+  }
+
+  void read_links(const ConfigNode& links) {
+    for (const auto& [name, entry] : links.entries()) {
+      const std::string path = "links." + name;
+      if (!entry.is_map()) throw InputError(entry.loc(), path, "expected a mapping {energy, source}");
+      check_keys(entry, path, {"energy", "source"});
+      UnitCost c;
+      const ConfigNode* e = entry.find("energy");
+      if (!e) throw InputError(entry.key_loc(), path + ".energy", "missing required key");
+      c.energy_j = quantity(*e, path + ".energy", UnitFamily::EnergyPerBit);
+      read_source(entry, path, c.source);
+      t_.links_[name] = c;
+    }
+  }
+
+  void read_dram(const ConfigNode& dram) {
+    for (const auto& [name, entry] : dram.entries()) {
+      const std::string path = "dram." + name;
+      if (!entry.is_map()) throw InputError(entry.loc(), path, "expected a mapping {energy, io_energy, phy_area, source}");
+      check_keys(entry, path, {"energy", "io_energy", "phy_area", "source"});
+      TechTable::DramInterface d;
+      const bool own_derived = derived_;
+      derived_ = false;  // a new standard needs all its keys
+      read_q(entry, path, "energy", UnitFamily::EnergyPerBit, d.access.energy_j);
+      read_q(entry, path, "io_energy", UnitFamily::EnergyPerBit, d.io_j_per_bit);
+      read_q(entry, path, "phy_area", UnitFamily::Area, d.access.area_mm2);
+      derived_ = own_derived;
+      read_source(entry, path, d.access.source);
+      t_.dram_[name] = d;
+    }
+  }
+
+  void read_nand(const ConfigNode& n) {
+    auto& f = t_.nand_;
+    check_keys(n, "nand", {"page_size", "read_energy", "program_energy", "erase_energy", "io_energy", "source"});
+    read_q(n, "nand", "page_size", UnitFamily::Size, f.page_bytes);
+    read_q(n, "nand", "read_energy", UnitFamily::Energy, f.read_j);
+    read_q(n, "nand", "program_energy", UnitFamily::Energy, f.program_j);
+    read_q(n, "nand", "erase_energy", UnitFamily::Energy, f.erase_j);
+    read_q(n, "nand", "io_energy", UnitFamily::EnergyPerBit, f.io_j_per_bit);
+    read_source(n, "nand", f.source);
+  }
+
+  TechTable& t_;
+  const ConfigNode& root_;
+  bool derived_;
+  std::map<std::string, SourceLoc> recipe_locs_;
+};
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+bool names_file(const std::string& name) {
+  return name.find('/') != std::string::npos || ends_with(name, ".yaml") || ends_with(name, ".yml");
+}
+
+struct Scaled {
+  const char* key;
+  double TechScaling::*field;
+};
+constexpr Scaled kFactors[] = {{"logic_energy", &TechScaling::logic_energy}, {"logic_area", &TechScaling::logic_area},
+                               {"sram_energy", &TechScaling::sram_energy},   {"sram_area", &TechScaling::sram_area},
+                               {"wire_energy", &TechScaling::wire_energy},   {"leakage_density", &TechScaling::leakage_density}};
+
+TechScaling read_scaling(const ConfigNode& root) {
+  const ConfigNode* n = root.find("scaling");
+  if (!n || !n->is_map())
+    throw InputError(n ? n->loc() : root.key_loc(), "scaling", "scale_from needs a scaling: mapping of factors");
+  TechScaling s;
+  std::vector<std::string> known;
+  for (const auto& f : kFactors) known.push_back(f.key);
+  for (const auto& [key, entry] : n->entries()) {
+    const auto* f = std::find_if(std::begin(kFactors), std::end(kFactors), [&](const Scaled& x) { return key == x.key; });
+    if (f == std::end(kFactors)) {
+      std::string msg = fmt::format("unknown key '{}'", key);
+      if (auto best = closest_match(key, known)) msg += fmt::format(" (did you mean '{}'?)", *best);
+      throw InputError(entry.key_loc(), "scaling." + key, msg);
+    }
+    const std::string path = "scaling." + key;
+    if (!entry.is_map() || !entry.find("factor") || !entry.find("source"))
+      throw InputError(entry.loc(), path, "expected {factor: <number>, source: \"...\"}");
+    const ConfigNode& factor = *entry.find("factor");
+    double x = 0;
+    try {
+      size_t used = 0;
+      x = std::stod(factor.value(), &used);
+      if (used != factor.value().size()) x = -1;
+    } catch (const std::exception&) {
+      x = -1;
+    }
+    if (!(x > 0 && x <= 100)) throw InputError(factor.loc(), path + ".factor", "expected a number in (0, 100]");
+    s.*(f->field) = x;
+    s.sources[key] = entry.find("source")->value();
+  }
+  for (const auto& f : kFactors)
+    if (!s.sources.count(f.key)) throw InputError(n->key_loc(), std::string("scaling.") + f.key, "missing required key");
+  return s;
+}
+
+std::shared_ptr<const TechTable> load_node(const ConfigNode& root, const std::string& hash_of_text,
+                                           std::vector<std::string>& chain);
+
+std::shared_ptr<const TechTable> load_named(const std::string& name, const SourceLoc& where, const std::string& key,
+                                            std::vector<std::string>& chain) {
+  if (names_file(name)) {
+    fs::path p(name);
+    if (p.is_relative() && !where.file.empty() && where.file.front() != '<')
+      p = fs::path(where.file).parent_path() / p;
+    if (!fs::is_regular_file(p)) throw InputError(where, key, fmt::format("technology table \"{}\" not found", p.string()));
+    const std::string file = p.lexically_normal().string();
+    if (std::find(chain.begin(), chain.end(), file) != chain.end())
+      throw InputError(where, key, fmt::format("scale_from loops back to {}", file));
+    chain.push_back(file);
+    return load_node(load_config(file), file_hash(file), chain);
+  }
+  for (const auto& b : detail::builtin_tech_tables()) {
+    if (name != b.name) continue;
+    if (std::find(chain.begin(), chain.end(), b.file) != chain.end())
+      throw InputError(where, key, fmt::format("scale_from loops back to {}", b.file));
+    chain.push_back(b.file);
+    return load_node(ConfigNode::parse(b.text, b.file), text_hash(b.text), chain);
+  }
+  const std::vector<std::string> names = TechTable::builtin_names();
+  std::string msg = fmt::format("unknown technology '{}' (built in: {}; or a path to a table file)", name,
+                                fmt::join(names, ", "));
+  if (auto best = closest_match(name, names)) msg = fmt::format("unknown technology '{}' (did you mean '{}'?)", name, *best);
+  throw InputError(where, key, msg);
+}
+
+std::shared_ptr<const TechTable> load_node(const ConfigNode& root, const std::string& hash_of_text,
+                                           std::vector<std::string>& chain) {
+  if (!root.is_map()) throw InputError(root.loc(), "", "a technology table must be a mapping");
+  auto t = std::make_shared<TechTable>();
+  const ConfigNode* from = root.find("scale_from");
+  std::string base_hash;
+  if (from) {
+    if (!from->is_scalar()) throw InputError(from->loc(), "scale_from", "expected a table name");
+    auto base = load_named(from->value(), from->loc(), "scale_from", chain);
+    *t = TechTable::scaled(*base, read_scaling(root));
+    base_hash = base->content_hash();
+  } else if (root.find("scaling")) {
+    throw InputError(root.find("scaling")->key_loc(), "scaling", "scaling: needs scale_from: <base table>");
+  }
+  TechTableReader reader(*t, root, from != nullptr);
+  reader.read();
+  reader.check_complete();
+  t->set_provenance(root.loc().file, from ? from->value() : "", text_hash(hash_of_text + base_hash));
+  return t;
+}
+
+}  // namespace
+
+void TechTable::set_provenance(std::string file, std::string base, std::string hash) {
+  file_ = std::move(file);
+  base_ = std::move(base);
+  hash_ = std::move(hash);
+}
+
+std::shared_ptr<const TechTable> TechTable::load(const std::string& name, const SourceLoc& where, const std::string& key) {
+  std::vector<std::string> chain;
+  return load_named(name, where, key, chain);
+}
+
+std::vector<std::string> TechTable::builtin_names() {
+  std::vector<std::pair<double, std::string>> by_node;
+  for (const auto& b : detail::builtin_tech_tables()) by_node.emplace_back(-std::atof(b.name), b.name);
+  std::sort(by_node.begin(), by_node.end());
+  std::vector<std::string> out;
+  for (const auto& [n, name] : by_node) out.push_back(name);
+  return out;
+}
+
+TechTable TechTable::scaled(const TechTable& base, const TechScaling& s) {
+  TechTable t = base;
+  t.scaling_ = s;
+  t.own_ops_.clear();
+  const std::string note = fmt::format("scaled from {}", base.name_);
+  for (auto& [name, c] : t.ops_) {
+    c.energy_j *= s.logic_energy;
+    c.area_mm2 *= s.logic_area;
+    c.source = fmt::format("{} ({}: {})", note, base.name_, c.source);
+  }
+  t.sram_.ref_read_j *= s.sram_energy;
+  t.sram_.bitcell_mm2 *= s.sram_area;
+  t.sram_.source = fmt::format("{} ({}: {})", note, base.name_, t.sram_.source);
+  t.rf_.read_j_per_bit *= s.logic_energy;
+  t.rf_.write_j_per_bit *= s.logic_energy;
+  t.rf_.area_mm2_per_bit *= s.logic_area;
+  t.router_.energy_j *= s.logic_energy;
+  t.router_.area_mm2 *= s.logic_area;
+  t.wire_j_per_bit_mm_ *= s.wire_energy;
+  t.leak_logic_ *= s.leakage_density;
+  t.leak_sram_ *= s.leakage_density;
+  return t;
+}
+
+UnitCost TechTable::with_leakage(UnitCost c) const {
+  c.leakage_w = c.area_mm2 * leak_logic_;
+  return c;
+}
+
+void TechTable::missing(const std::string& section, const std::string& name, const std::vector<std::string>& known) const {
+  std::string msg = fmt::format("no entry '{}' in this table", name);
+  if (auto best = closest_match(name, known)) msg += fmt::format(" (did you mean '{}'?)", *best);
+  throw InputError(SourceLoc{file_}, section, msg);
+}
+
+UnitCost TechTable::op(const std::string& name) const {
+  auto it = ops_.find(name);
+  if (it == ops_.end()) {
+    std::vector<std::string> known;
+    for (const auto& [n, c] : ops_) known.push_back(n);
+    missing("ops", name, known);
+  }
+  return with_leakage(it->second);
+}
+
+UnitCost TechTable::mac(const std::string& format) const {
+  auto it = macs_.find(format);
+  if (it == macs_.end()) missing("mac", format, mac_formats());
+  UnitCost sum;
+  for (const auto& term : it->second.terms) {
+    const UnitCost& c = ops_.at(term.op);
+    sum.energy_j += term.count * c.energy_j;
+    sum.area_mm2 += term.count * c.area_mm2;
+  }
+  sum.source = fmt::format("{} = {} ({})", format, mac_recipe(format), it->second.source);
+  return with_leakage(sum);
+}
+
+std::vector<std::string> TechTable::mac_formats() const {
+  std::vector<std::string> out;
+  for (const auto& [f, r] : macs_) out.push_back(f);
+  return out;
+}
+
+std::string TechTable::mac_recipe(const std::string& format) const {
+  std::string out;
+  for (const auto& term : macs_.at(format).terms) {
+    if (!out.empty()) out += " + ";
+    out += term.op;
+    if (term.count > 1) out += fmt::format(" * {:g}", term.count);
+    else if (term.count < 1) out += fmt::format(" / {:g}", 1 / term.count);
+  }
+  return out;
+}
+
+// CACTI-like fit: energy per access grows with the bank's capacity as a power law anchored at
+// the reference macro and in proportion to the bits accessed; banks beyond the first add an
+// H-tree that carries the accessed bits half the array's side. Area is the bit cells over an
+// array efficiency that falls for small banks (periphery does not shrink with capacity).
+SramCost TechTable::sram(double capacity, int width, int banks, const SourceLoc& where, const std::string& key) const {
+  const SramFit& f = sram_;
+  const double bank_bytes = capacity / banks;
+  if (!(bank_bytes >= f.valid_min_bytes && bank_bytes <= f.valid_max_bytes))
+    throw InputError(where, key,
+                     fmt::format("an SRAM bank of {} is outside the {} table's SRAM model range [{}, {}]",
+                                 format_quantity(bank_bytes, UnitFamily::Size, 4), name_,
+                                 format_quantity(f.valid_min_bytes, UnitFamily::Size, 4),
+                                 format_quantity(f.valid_max_bytes, UnitFamily::Size, 4)));
+  SramCost c;
+  const double bank_bits = bank_bytes * 8;
+  const double efficiency = f.array_efficiency * bank_bits / (bank_bits + f.half_efficiency_bits);
+  c.area_mm2 = banks * bank_bits * f.bitcell_mm2 / efficiency;
+  c.read_j = f.ref_read_j * (static_cast<double>(width) / f.ref_width_bits) *
+             std::pow(bank_bytes / f.ref_capacity_bytes, f.capacity_exponent);
+  if (banks > 1) c.read_j += width * wire_j_per_bit_mm_ * std::sqrt(c.area_mm2) / 2;
+  c.write_j = c.read_j * f.write_to_read;
+  c.leakage_w = c.area_mm2 * leak_sram_;
+  c.in_fitted_range = bank_bytes >= f.fit_min_bytes && bank_bytes <= f.fit_max_bytes;
+  return c;
+}
+
+UnitCost TechTable::register_file_read(int entries, int width) const {
+  UnitCost c;
+  const double growth = std::pow(entries / rf_.ref_entries, rf_.entries_exponent);
+  c.energy_j = rf_.read_j_per_bit * width * growth;
+  c.area_mm2 = rf_.area_mm2_per_bit * entries * width;
+  c.source = rf_.source;
+  return with_leakage(c);
+}
+
+UnitCost TechTable::register_file_write(int entries, int width) const {
+  UnitCost c = register_file_read(entries, width);
+  c.energy_j *= rf_.write_j_per_bit / rf_.read_j_per_bit;
+  return c;
+}
+
+const UnitCost& TechTable::link(const std::string& packaging) const {
+  auto it = links_.find(packaging);
+  if (it == links_.end()) missing("links", packaging, link_names());
+  return it->second;
+}
+
+std::vector<std::string> TechTable::link_names() const {
+  std::vector<std::string> out;
+  for (const auto& [n, c] : links_) out.push_back(n);
+  return out;
+}
+
+const TechTable::DramInterface& TechTable::dram(const std::string& standard) const {
+  auto it = dram_.find(standard);
+  if (it == dram_.end()) missing("dram", standard, dram_names());
+  return it->second;
+}
+
+std::vector<std::string> TechTable::dram_names() const {
+  std::vector<std::string> out;
+  for (const auto& [n, c] : dram_) out.push_back(n);
+  return out;
+}
+
+}  // namespace strata

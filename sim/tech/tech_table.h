@@ -1,0 +1,164 @@
+// A technology table: the energy per action, area and leakage of the building blocks a design is
+// made of, at one process node (configs/tech/<node>.yaml, every number with its source). Models
+// take their energy events and areas from here, so one key (`tech: 7nm`) re-evaluates a design
+// at another node. The table is plain C++ (no SystemC): cycle-level components and analytic
+// estimates read the same numbers.
+//
+// A table either lists its values (45nm: Horowitz's per-operation figures) or derives them with
+// `scale_from: <node>` and a `scaling:` factor per class of value (logic energy, logic area,
+// SRAM energy, SRAM area, wire energy, leakage density); entries the file gives itself replace
+// the scaled ones. Die-to-die links, DRAM and NAND are package and memory figures: they are
+// inherited unscaled. docs/energy-area.md explains every section.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/input_error.h"
+
+namespace strata {
+
+// One building block: energy per action, area per instance and its leakage power.
+struct UnitCost {
+  double energy_j = 0;
+  double area_mm2 = 0;
+  double leakage_w = 0;
+  std::string source;  // where the numbers come from, with the confidence tag ([V], [M], [E])
+};
+
+// One SRAM macro of a given organisation, from the table's CACTI-like fit.
+struct SramCost {
+  double read_j = 0;   // one access of `width` bits
+  double write_j = 0;
+  double area_mm2 = 0;
+  double leakage_w = 0;
+  bool in_fitted_range = true;  // bank capacity inside the range the fit was made on
+};
+
+// The factors a derived table multiplies its base's values by.
+struct TechScaling {
+  double logic_energy = 1, logic_area = 1, sram_energy = 1, sram_area = 1, wire_energy = 1, leakage_density = 1;
+  std::map<std::string, std::string> sources;  // factor name -> source
+};
+
+class TechTable {
+ public:
+  // The built-in table of that name (configs/tech/<name>.yaml, compiled in), or the YAML file
+  // at `name` when it names a file (contains '/' or ends in .yaml), relative to the directory
+  // of `where.file`. Errors name the file, line and key of the table, or `where` and `key` for
+  // an unknown name.
+  static std::shared_ptr<const TechTable> load(const std::string& name, const SourceLoc& where, const std::string& key);
+  // Names of the built-in tables, finest node last: 45nm, 40nm, 28nm, 16nm, 7nm, 5nm.
+  static std::vector<std::string> builtin_names();
+
+  const std::string& name() const { return name_; }
+  const std::string& file() const { return file_; }  // the file it was read from
+  double feature_nm() const { return feature_nm_; }
+  double supply_v() const { return supply_v_; }
+  const std::string& source() const { return source_; }
+  const std::string& base() const { return base_; }  // scale_from, "" for a base table
+  const TechScaling& scaling() const { return scaling_; }
+
+  // A named operation: "add.int8", "mul.fp16", "cmp.fp32", "sfu.exp", "ff.bit".
+  UnitCost op(const std::string& name) const;
+  bool has_op(const std::string& name) const { return ops_.count(name) != 0; }
+  const std::map<std::string, UnitCost>& ops() const { return ops_; }
+  // Entries this file gave itself (not scaled from the base), e.g. 7 nm's published figures.
+  bool op_is_own(const std::string& name) const { return own_ops_.count(name) != 0; }
+
+  // One multiply-accumulate lane of a data format ("int8", "fp16", "mxfp4", "nvfp4"): the sum
+  // of its recipe of operations, block-scale handling included.
+  UnitCost mac(const std::string& format) const;
+  bool has_mac(const std::string& format) const { return macs_.count(format) != 0; }
+  std::vector<std::string> mac_formats() const;
+  // The recipe as written, e.g. "mul.int8 + add.int32 + ff.bit * 32".
+  std::string mac_recipe(const std::string& format) const;
+
+  // An SRAM of `capacity_bytes` in `banks` equal banks, accessed `width_bits` at a time.
+  // Throws InputError (naming `where`/`key`) outside the fit's valid range.
+  SramCost sram(double capacity_bytes, int width_bits, int banks, const SourceLoc& where = {},
+                const std::string& key = "") const;
+  // A flip-flop register file of `entries` x `width_bits`: energy per access, area, leakage.
+  UnitCost register_file_read(int entries, int width_bits) const;
+  UnitCost register_file_write(int entries, int width_bits) const;
+
+  double wire_energy_per_bit_mm() const { return wire_j_per_bit_mm_; }
+  // One router traversal of one bit (buffers, crossbar, arbitration), and a router's area.
+  UnitCost router() const { return with_leakage(router_); }
+  // Die-to-die and off-package links by packaging: energy per bit (energy_j) and area per
+  // GB/s of link bandwidth (area_mm2, 0 where unpublished).
+  const UnitCost& link(const std::string& packaging) const;
+  std::vector<std::string> link_names() const;
+  // Off-chip DRAM by standard ("ddr4", "hbm2", ...): energy per bit of an access including
+  // background at typical load (energy_j), PHY area per channel (area_mm2) and the interface
+  // (PHY + I/O) share of the energy per bit.
+  struct DramInterface {
+    UnitCost access;       // energy_j per bit; area_mm2 = PHY area per channel
+    double io_j_per_bit = 0;
+  };
+  const DramInterface& dram(const std::string& standard) const;
+  std::vector<std::string> dram_names() const;
+  // NAND flash: array read and program per page, I/O transfer per bit.
+  struct Nand {
+    double page_bytes = 0, read_j = 0, program_j = 0, erase_j = 0, io_j_per_bit = 0;
+    std::string source;
+  };
+  const Nand& nand() const { return nand_; }
+  double logic_leakage_w_per_mm2() const { return leak_logic_; }
+  double sram_leakage_w_per_mm2() const { return leak_sram_; }
+
+  // XXH3-128 of the table's text and its bases' (provenance in stats.json).
+  const std::string& content_hash() const { return hash_; }
+
+  // Applies a derivation: the base's values times the factors (used by load, and by tests that
+  // compare a rule's prediction with a node's published figures).
+  static TechTable scaled(const TechTable& base, const TechScaling& s);
+
+  struct SramFit {
+    double ref_read_j = 0, ref_capacity_bytes = 0;
+    int ref_width_bits = 0;
+    double capacity_exponent = 0.5, write_to_read = 1;
+    double bitcell_mm2 = 0, array_efficiency = 0.7, half_efficiency_bits = 0;
+    double fit_min_bytes = 0, fit_max_bytes = 0, valid_min_bytes = 0, valid_max_bytes = 0;
+    std::string source;
+  };
+  const SramFit& sram_fit() const { return sram_; }
+  void set_provenance(std::string file, std::string base, std::string hash);
+
+ private:
+  friend class TechTableReader;
+  struct RecipeTerm {
+    std::string op;
+    double count = 1;
+  };
+  struct Recipe {
+    std::vector<RecipeTerm> terms;
+    std::string source;
+  };
+  struct RegisterFit {
+    double read_j_per_bit = 0, write_j_per_bit = 0, area_mm2_per_bit = 0, ref_entries = 32, entries_exponent = 0.5;
+    std::string source;
+  };
+  UnitCost with_leakage(UnitCost c) const;
+  [[noreturn]] void missing(const std::string& section, const std::string& name,
+                            const std::vector<std::string>& known) const;
+
+  std::string name_, file_, source_, base_, hash_;
+  double feature_nm_ = 0, supply_v_ = 0;
+  TechScaling scaling_;
+  std::map<std::string, UnitCost> ops_;
+  std::map<std::string, bool> own_ops_;
+  std::map<std::string, Recipe> macs_;
+  SramFit sram_;
+  RegisterFit rf_;
+  double wire_j_per_bit_mm_ = 0;
+  UnitCost router_;
+  std::map<std::string, UnitCost> links_;
+  std::map<std::string, DramInterface> dram_;
+  Nand nand_;
+  double leak_logic_ = 0, leak_sram_ = 0;
+};
+
+}  // namespace strata
