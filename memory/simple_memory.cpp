@@ -58,8 +58,9 @@ SimpleMemory::SimpleMemory(sc_core::sc_module_name name, const ValidatedNode& cf
 }
 
 const TechTable::DramInterface& SimpleMemory::dram_row() const {
+  const TechTable& table = tech();  // its own errors name the tech key
   try {
-    return tech().dram(params().string("standard"));
+    return table.dram(params().string("standard"));
   } catch (const InputError& e) {
     throw InputError(params().where("standard"), config().path + ".standard", e.message());
   }

@@ -24,7 +24,8 @@ double PowerMonitor::close_window(const sc_core::sc_time& to) {
   const double j = dynamic_energy();
   const double seconds = (to - last_t_).to_seconds();
   const double energy = j - last_j_ + static_w_ * seconds;
-  series_.add(last_t_.to_seconds(), energy);
+  // At the window's middle: its start, in seconds, can round into the previous bin.
+  series_.add((last_t_.to_seconds() + to.to_seconds()) / 2, energy);
   last_j_ = j;
   last_t_ = to;
   return energy / seconds;

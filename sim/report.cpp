@@ -52,7 +52,10 @@ void collect(const nlohmann::ordered_json& node, const std::string& path, Energy
     }
     if (const auto power = node.find("power"); power != node.end() && power->contains("static"))
       c.static_power_w = number((*power)["static"]);
-    r.components.push_back(std::move(c));
+    // Workload drivers are components too, but not hardware: nothing to report.
+    bool any = c.energy_j != 0 || c.area_mm2 != 0;
+    for (const auto& e : c.events) any = any || e.count != 0;
+    if (any) r.components.push_back(std::move(c));
   }
   for (const auto& [key, child] : node.items()) collect(child, path.empty() ? key : path + "." + key, r);
 }

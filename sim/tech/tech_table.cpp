@@ -385,10 +385,10 @@ std::shared_ptr<const TechTable> load_named(const std::string& name, const Sourc
     return load_node(ConfigNode::parse(b.text, b.file), text_hash(b.text), chain);
   }
   const std::vector<std::string> names = TechTable::builtin_names();
-  std::string msg = fmt::format("unknown technology '{}' (built in: {}; or a path to a table file)", name,
-                                fmt::join(names, ", "));
-  if (auto best = closest_match(name, names)) msg = fmt::format("unknown technology '{}' (did you mean '{}'?)", name, *best);
-  throw InputError(where, key, msg);
+  const auto best = closest_match(name, names);
+  throw InputError(where, key,
+                   fmt::format("unknown technology '{}' ({}built in: {}; or a path to a table file)", name,
+                               best ? fmt::format("did you mean '{}'? ", *best) : "", fmt::join(names, ", ")));
 }
 
 std::shared_ptr<const TechTable> load_node(const ConfigNode& root, const std::string& hash_of_text,
