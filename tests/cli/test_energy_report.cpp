@@ -53,9 +53,9 @@ TEST(EnergyReport, SummaryAndStatsAgree) {
   const json s = json::parse(read_file(d.file("r/summary.json")));
   const json stats = json::parse(read_file(d.file("r/stats.json")));
   for (const char* key : {"energy_j", "area_mm2", "avg_power_w", "peak_power_w"}) EXPECT_TRUE(s.contains(key)) << key;
-  // simple_memory: the DDR4 row of the 7 nm table, 21.6 pJ per bit moved, and its PHY.
+  // simple_memory: the DDR4 row of the 7 nm table, 16.7 pJ per bit moved, and its PHY.
   const double bits = 8.0 * s["bytes"].get<double>();
-  EXPECT_NEAR(value(stats, "hardware.energy.bit"), bits * 21.6e-12, 1e-12 * bits * 1e-3);
+  EXPECT_NEAR(value(stats, "hardware.energy.bit"), bits * 16.7e-12, 1e-12 * bits * 1e-3);
   EXPECT_DOUBLE_EQ(value(stats, "hardware.area.phy"), 3.0);
   EXPECT_DOUBLE_EQ(s["area_mm2"].get<double>(), 3.0);
   // Totals: dynamic plus leakage of the declared area over the simulated time.
