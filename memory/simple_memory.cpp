@@ -43,8 +43,8 @@ SimpleMemory::SimpleMemory(sc_core::sc_module_name name, const ValidatedNode& cf
       bandwidth_(scalar("bandwidth", "GB/s", "bytes transferred over simulated time")),
       utilization_(scalar("utilization", "fraction", "share of simulated time the data channel was busy")),
       bit_energy_(energy_event("bit", dram_row().access.energy_j, "bits read or written (technology table)")) {
-  const double phy = dram_row().access.area_mm2;
-  add_area("phy", phy, phy * tech().logic_leakage_w_per_mm2());
+  const UnitCost phy = dram_row().access;
+  add_area("phy", phy.area_mm2, phy.leakage_w);
   socket_.register_nb_transport_fw(this, &SimpleMemory::nb_transport_fw);
   socket_.register_b_transport(this, &SimpleMemory::b_transport);
   socket_.register_transport_dbg(this, &SimpleMemory::transport_dbg);
@@ -57,7 +57,7 @@ SimpleMemory::SimpleMemory(sc_core::sc_module_name name, const ValidatedNode& cf
   dont_initialize();
 }
 
-const TechTable::DramInterface& SimpleMemory::dram_row() const {
+TechTable::DramInterface SimpleMemory::dram_row() const {
   const TechTable& table = tech();  // its own errors name the tech key
   try {
     return table.dram(params().string("standard"));

@@ -26,7 +26,7 @@ class SimpleMemory : public Component, public MemoryTarget {
   void finalize(const sc_core::sc_time& end) override;
 
  private:
-  const TechTable::DramInterface& dram_row() const;
+  TechTable::DramInterface dram_row() const;
   struct InFlight {
     tlm::tlm_generic_payload* gp;
     sc_core::sc_time accepted;

@@ -1,10 +1,12 @@
-// Helpers shared by the tests: scratch directories and files.
+// Helpers shared by the tests: scratch directories and files, and running the strata binary.
 #pragma once
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <sys/wait.h>
 #include <string>
 
 namespace strata::testing {
@@ -43,5 +45,19 @@ inline std::string read_file(const std::string& path) {
 }
 
 inline std::string source_path(const std::string& relative) { return std::string(STRATA_SOURCE_DIR) + "/" + relative; }
+
+struct CommandResult {
+  int code;
+  std::string out, err;
+};
+
+// Runs `strata <args>` in `cwd` (default: the source tree) and captures its output.
+inline CommandResult run_strata(const std::string& args, const std::string& cwd = STRATA_SOURCE_DIR) {
+  TempDir io;
+  const std::string cmd = "cd '" + cwd + "' && '" + std::string(STRATA_BINARY) + "' " + args + " >'" + io.file("out") +
+                          "' 2>'" + io.file("err") + "' </dev/null";
+  const int status = std::system(cmd.c_str());
+  return CommandResult{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(io.file("out")), read_file(io.file("err"))};
+}
 
 }  // namespace strata::testing

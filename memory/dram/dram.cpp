@@ -126,9 +126,9 @@ Dram::Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& c
   set_background_power(energy_.standby_power);  // precharged standby (IDD2N) of every rank
   // The host side: the PHY of every channel and the energy of moving each bit across it, from
   // the technology table's row for this standard.
-  const TechTable::DramInterface& phy = tech().dram(lower(spec_.standard));
+  const TechTable::DramInterface phy = tech().dram(lower(spec_.standard));
   io_energy_ = &energy_event("io", phy.io_j_per_bit, "bits moved across the PHY and I/O (technology table)");
-  add_area("phy", phy.access.area_mm2 * spec_.org.channels, phy.access.area_mm2 * spec_.org.channels * tech().logic_leakage_w_per_mm2());
+  add_area("phy", phy.access.area_mm2 * spec_.org.channels, phy.access.leakage_w * spec_.org.channels);
 
   const int n = spec_.org.controllers();
   parts_per_channel_.assign(static_cast<std::size_t>(n), 0);
@@ -349,7 +349,7 @@ double Dram::dynamic_energy_j() const {
     const EnergyBreakdown e = channel_energy(*ch, 0);
     j += e.act + e.read + e.write + e.refresh + e.background;
   }
-  return j + io_energy_->joules_per_event() * 8.0 * static_cast<double>(bytes_read_.count() + bytes_written_.count());
+  return j + io_energy_->joules_per_event() * 8.0 * static_cast<double>(bytes_moved());
 }
 
 void Dram::finalize(const sc_core::sc_time& end) {
@@ -389,13 +389,13 @@ void Dram::finalize(const sc_core::sc_time& end) {
   refresh_energy_->add(cmds[static_cast<int>(DramCmd::REF)]);
   refresh_bank_energy_->add(cmds[static_cast<int>(DramCmd::REFpb)]);
   active_energy_->add(active);
-  io_energy_->add(8 * (bytes_read_.count() + bytes_written_.count()));
+  io_energy_->add(8 * bytes_moved());
   for (int c = 0; c < kDramCmds; ++c) {
     const char* cmd = command_name(static_cast<DramCmd>(c));
     scalar(std::string("commands.") + cmd, "commands", fmt::format("{} commands issued on all channels", cmd))
         .set(static_cast<double>(cmds[c]));
   }
-  const std::uint64_t bytes = bytes_read_.count() + bytes_written_.count();
+  const std::uint64_t bytes = bytes_moved();
   scalar("row_hit_rate", "fraction", "row hits over accesses, all channels").set(rate(hits, accesses));
   scalar("bandwidth", "GB/s", "bytes read and written over simulated time")
       .set(t > 0 ? static_cast<double>(bytes) / t * 1e-9 : 0);

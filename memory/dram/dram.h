@@ -36,6 +36,7 @@ class Dram : public Component, public MemoryTarget {
   tlm::tlm_target_socket<>& target_socket() override { return socket_; }
   void finalize(const sc_core::sc_time& end) override;
   double dynamic_energy_j() const override;
+  std::uint64_t bytes_moved() const { return bytes_read_.count() + bytes_written_.count(); }
   // The controller section of a validated dram node; throws InputError for settings the
   // standard does not have (per-bank refresh on DDR4) or that contradict each other.
   static ControllerConfig controller_config(const ValidatedNode& controller, const DramSpec& spec);

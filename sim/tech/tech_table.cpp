@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -18,6 +16,25 @@
 namespace fs = std::filesystem;
 
 namespace strata {
+
+namespace {
+
+// A plain number in [lo, hi].
+double number(const ConfigNode& v, const std::string& key, double lo, double hi) {
+  if (!v.is_scalar()) throw InputError(v.loc(), key, "expected a number");
+  double x = 0;
+  try {
+    size_t used = 0;
+    x = std::stod(v.value(), &used);
+    if (used != v.value().size()) throw std::invalid_argument("trailing");
+  } catch (const std::exception&) {
+    throw InputError(v.loc(), key, fmt::format("expected a number, got \"{}\"", v.value()));
+  }
+  if (!(x >= lo && x <= hi)) throw InputError(v.loc(), key, fmt::format("{} is out of range [{}, {}]", v.value(), lo, hi));
+  return x;
+}
+
+}  // namespace
 
 // Reads one table file into a TechTable, key by key, so that a derived table's own entries
 // replace the scaled ones and every error names the file, line and key.
@@ -107,20 +124,6 @@ class TechTableReader {
     return v.value();
   }
 
-  static double number(const ConfigNode& v, const std::string& key, double lo, double hi) {
-    if (!v.is_scalar()) throw InputError(v.loc(), key, "expected a number");
-    double x = 0;
-    try {
-      size_t used = 0;
-      x = std::stod(v.value(), &used);
-      if (used != v.value().size()) throw std::invalid_argument("trailing");
-    } catch (const std::exception&) {
-      throw InputError(v.loc(), key, fmt::format("expected a number, got \"{}\"", v.value()));
-    }
-    if (!(x >= lo && x <= hi)) throw InputError(v.loc(), key, fmt::format("{} is out of range [{}, {}]", v.value(), lo, hi));
-    return x;
-  }
-
   static double quantity(const ConfigNode& v, const std::string& key, UnitFamily family) {
     if (!v.is_scalar()) throw InputError(v.loc(), key, fmt::format("expected {}", family_description(family)));
     double x = 0;
@@ -133,10 +136,11 @@ class TechTableReader {
     return x;
   }
 
-  // Reads n[key] into `out` when present; a base table must have it.
-  void read_q(const ConfigNode& n, const std::string& path, const std::string& key, UnitFamily f, double& out) const {
+  // Reads n[key] into `out` when present; a base table must have it, and so must `always` keys.
+  void read_q(const ConfigNode& n, const std::string& path, const std::string& key, UnitFamily f, double& out,
+              bool always = false) const {
     if (const ConfigNode* v = n.find(key)) out = quantity(*v, join(path, key), f);
-    else if (!derived_) throw InputError(n.key_loc(), join(path, key), "missing required key");
+    else if (always || !derived_) throw InputError(n.key_loc(), join(path, key), "missing required key");
   }
   void read_n(const ConfigNode& n, const std::string& path, const std::string& key, double lo, double hi,
               double& out) const {
@@ -164,7 +168,7 @@ class TechTableReader {
       else throw InputError(entry.key_loc(), path + ".area", "missing required key");
       read_source(entry, path, c.source);
       t_.ops_[name] = c;
-      t_.own_ops_[name] = true;
+      t_.own_ops_.insert(name);
     }
   }
 
@@ -279,13 +283,10 @@ class TechTableReader {
       const std::string path = "dram." + name;
       if (!entry.is_map()) throw InputError(entry.loc(), path, "expected a mapping {energy, io_energy, phy_area, source}");
       check_keys(entry, path, {"energy", "io_energy", "phy_area", "source"});
-      TechTable::DramInterface d;
-      const bool own_derived = derived_;
-      derived_ = false;  // a new standard needs all its keys
-      read_q(entry, path, "energy", UnitFamily::EnergyPerBit, d.access.energy_j);
-      read_q(entry, path, "io_energy", UnitFamily::EnergyPerBit, d.io_j_per_bit);
-      read_q(entry, path, "phy_area", UnitFamily::Area, d.access.area_mm2);
-      derived_ = own_derived;
+      TechTable::DramInterface d;  // a standard's row is given whole
+      read_q(entry, path, "energy", UnitFamily::EnergyPerBit, d.access.energy_j, true);
+      read_q(entry, path, "io_energy", UnitFamily::EnergyPerBit, d.io_j_per_bit, true);
+      read_q(entry, path, "phy_area", UnitFamily::Area, d.access.area_mm2, true);
       read_source(entry, path, d.access.source);
       t_.dram_[name] = d;
     }
@@ -304,19 +305,11 @@ class TechTableReader {
 
   TechTable& t_;
   const ConfigNode& root_;
-  bool derived_;
+  const bool derived_;
   std::map<std::string, SourceLoc> recipe_locs_;
 };
 
 namespace {
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-bool names_file(const std::string& name) {
-  return name.find('/') != std::string::npos || ends_with(name, ".yaml") || ends_with(name, ".yml");
-}
 
 struct Scaled {
   const char* key;
@@ -343,17 +336,7 @@ TechScaling read_scaling(const ConfigNode& root) {
     const std::string path = "scaling." + key;
     if (!entry.is_map() || !entry.find("factor") || !entry.find("source"))
       throw InputError(entry.loc(), path, "expected {factor: <number>, source: \"...\"}");
-    const ConfigNode& factor = *entry.find("factor");
-    double x = 0;
-    try {
-      size_t used = 0;
-      x = std::stod(factor.value(), &used);
-      if (used != factor.value().size()) x = -1;
-    } catch (const std::exception&) {
-      x = -1;
-    }
-    if (!(x > 0 && x <= 100)) throw InputError(factor.loc(), path + ".factor", "expected a number in (0, 100]");
-    s.*(f->field) = x;
+    s.*(f->field) = number(*entry.find("factor"), path + ".factor", 1e-6, 100);
     s.sources[key] = entry.find("source")->value();
   }
   for (const auto& f : kFactors)
@@ -366,7 +349,7 @@ std::shared_ptr<const TechTable> load_node(const ConfigNode& root, const std::st
 
 std::shared_ptr<const TechTable> load_named(const std::string& name, const SourceLoc& where, const std::string& key,
                                             std::vector<std::string>& chain) {
-  if (names_file(name)) {
+  if (names_a_file(name)) {
     fs::path p(name);
     if (p.is_relative() && !where.file.empty() && where.file.front() != '<')
       p = fs::path(where.file).parent_path() / p;
@@ -562,10 +545,12 @@ std::vector<std::string> TechTable::link_names() const {
   return out;
 }
 
-const TechTable::DramInterface& TechTable::dram(const std::string& standard) const {
+TechTable::DramInterface TechTable::dram(const std::string& standard) const {
   auto it = dram_.find(standard);
   if (it == dram_.end()) missing("dram", standard, dram_names());
-  return it->second;
+  DramInterface d = it->second;
+  d.access = with_leakage(d.access);  // the PHY leaks like logic
+  return d;
 }
 
 std::vector<std::string> TechTable::dram_names() const {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -95,10 +96,10 @@ class TechTable {
   // background at typical load (energy_j), PHY area per channel (area_mm2) and the interface
   // (PHY + I/O) share of the energy per bit.
   struct DramInterface {
-    UnitCost access;       // energy_j per bit; area_mm2 = PHY area per channel
+    UnitCost access;  // energy_j per bit; area_mm2 and leakage_w: the PHY of one channel
     double io_j_per_bit = 0;
   };
-  const DramInterface& dram(const std::string& standard) const;
+  DramInterface dram(const std::string& standard) const;
   std::vector<std::string> dram_names() const;
   // NAND flash: array read and program per page, I/O transfer per bit.
   struct Nand {
@@ -149,7 +150,7 @@ class TechTable {
   double feature_nm_ = 0, supply_v_ = 0;
   TechScaling scaling_;
   std::map<std::string, UnitCost> ops_;
-  std::map<std::string, bool> own_ops_;
+  std::set<std::string> own_ops_;
   std::map<std::string, Recipe> macs_;
   SramFit sram_;
   RegisterFit rf_;

@@ -2,8 +2,6 @@
 // and no partial results after a failing run.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -18,19 +16,8 @@ using strata::testing::TempDir;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-// Runs `strata <args>` in `cwd` (default: the source tree) and captures its output.
-Result run_strata(const std::string& args, const std::string& cwd = STRATA_SOURCE_DIR) {
-  TempDir io;
-  const std::string cmd = "cd '" + cwd + "' && '" + std::string(STRATA_BINARY) + "' " + args + " >'" + io.file("out") +
-                          "' 2>'" + io.file("err") + "' </dev/null";
-  const int status = std::system(cmd.c_str());
-  return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(io.file("out")), read_file(io.file("err"))};
-}
+using Result = strata::testing::CommandResult;
+using strata::testing::run_strata;
 
 const std::string kQuickstart = source_path("configs/experiments/quickstart.yaml");
 

@@ -2,8 +2,6 @@
 // formats, the `tech` key (built-in nodes and user tables) and its errors.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -18,18 +16,9 @@ using strata::testing::TempDir;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string out, err;
-};
+using Result = strata::testing::CommandResult;
 
-Result strata_cmd(const std::string& args) {
-  TempDir io;
-  const std::string cmd = "cd '" STRATA_SOURCE_DIR "' && '" + std::string(STRATA_BINARY) + "' " + args + " >'" +
-                          io.file("out") + "' 2>'" + io.file("err") + "' </dev/null";
-  const int status = std::system(cmd.c_str());
-  return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(io.file("out")), read_file(io.file("err"))};
-}
+using strata::testing::run_strata;
 
 const std::string kQuickstart = source_path("configs/experiments/quickstart.yaml");
 
@@ -49,7 +38,7 @@ double value(const json& stats, const std::string& dotted) {
 
 TEST(EnergyReport, SummaryAndStatsAgree) {
   TempDir d;
-  ASSERT_EQ(strata_cmd("run -q " + kQuickstart + " -o " + d.file("r")).code, 0);
+  ASSERT_EQ(run_strata("run -q " + kQuickstart + " -o " + d.file("r")).code, 0);
   const json s = json::parse(read_file(d.file("r/summary.json")));
   const json stats = json::parse(read_file(d.file("r/stats.json")));
   for (const char* key : {"energy_j", "area_mm2", "avg_power_w", "peak_power_w"}) EXPECT_TRUE(s.contains(key)) << key;
@@ -82,8 +71,8 @@ TEST(EnergyReport, SummaryAndStatsAgree) {
 
 TEST(EnergyReport, ReportFormats) {
   TempDir d;
-  ASSERT_EQ(strata_cmd("run -q " + kQuickstart + " -o " + d.file("r")).code, 0);
-  const Result table = strata_cmd("report " + d.file("r"));
+  ASSERT_EQ(run_strata("run -q " + kQuickstart + " -o " + d.file("r")).code, 0);
+  const Result table = run_strata("report " + d.file("r"));
   ASSERT_EQ(table.code, 0) << table.err;
   EXPECT_NE(table.out.find("energy by component and event"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("area by component and part"), std::string::npos);
@@ -91,13 +80,13 @@ TEST(EnergyReport, ReportFormats) {
   // The trace player is a driver, not hardware: no energy, no area, no row.
   EXPECT_EQ(table.out.find("\nworkload"), std::string::npos) << table.out;
 
-  const Result csv = strata_cmd("report --format csv " + d.file("r"));
+  const Result csv = run_strata("report --format csv " + d.file("r"));
   ASSERT_EQ(csv.code, 0);
   EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')), "section,component,item,count,value,unit,share");
   EXPECT_NE(csv.out.find("\nenergy,hardware,bit,2097152,"), std::string::npos) << csv.out;
   EXPECT_NE(csv.out.find("\narea,hardware,phy,,3,mm2,1\n"), std::string::npos) << csv.out;
 
-  const Result js = strata_cmd("report --format json " + d.file("r"));
+  const Result js = run_strata("report --format json " + d.file("r"));
   ASSERT_EQ(js.code, 0);
   const json j = json::parse(js.out);
   ASSERT_EQ(j["components"].size(), 1u);
@@ -111,12 +100,12 @@ TEST(EnergyReport, ReportFormats) {
 
 TEST(EnergyReport, NotAResultDirectoryExitsTwo) {
   TempDir d;
-  const Result r = strata_cmd("report " + d.path().string());
+  const Result r = run_strata("report " + d.path().string());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("not a complete result directory: no summary.json"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1);
-  EXPECT_EQ(strata_cmd("report " + d.file("missing")).code, 2);
-  EXPECT_EQ(strata_cmd("report --format xml " + d.path().string()).code, 2);
+  EXPECT_EQ(run_strata("report " + d.file("missing")).code, 2);
+  EXPECT_EQ(run_strata("report --format xml " + d.path().string()).code, 2);
 }
 
 // One key re-evaluates the design with another table; a user's table is hashed by content.
@@ -128,8 +117,8 @@ TEST(EnergyReport, TechKeySelectsTheTable) {
               "  logic_energy: {factor: 1, source: a}\n  logic_area: {factor: 1, source: a}\n"
               "  sram_energy: {factor: 1, source: a}\n  sram_area: {factor: 1, source: a}\n"
               "  wire_energy: {factor: 1, source: a}\n  leakage_density: {factor: 2, source: a}\n");
-  ASSERT_EQ(strata_cmd("run -q " + kQuickstart + " -o " + d.file("a")).code, 0);
-  const Result b = strata_cmd("run -q " + kQuickstart + " -o " + d.file("b") + " --set tech=" + mine);
+  ASSERT_EQ(run_strata("run -q " + kQuickstart + " -o " + d.file("a")).code, 0);
+  const Result b = run_strata("run -q " + kQuickstart + " -o " + d.file("b") + " --set tech=" + mine);
   ASSERT_EQ(b.code, 0) << b.err;
   const json sa = json::parse(read_file(d.file("a/stats.json"))), sb = json::parse(read_file(d.file("b/stats.json")));
   EXPECT_DOUBLE_EQ(value(sb, "hardware.energy.static"), 2 * value(sa, "hardware.energy.static"));
@@ -139,25 +128,25 @@ TEST(EnergyReport, TechKeySelectsTheTable) {
   EXPECT_NE(config.find("\ntech: " + mine), std::string::npos) << config;
   EXPECT_NE(config.find("  tech: " + mine), std::string::npos) << config;
   // Editing the table changes the config hash.
-  const std::string h1 = strata_cmd("config --hash " + kQuickstart + " --set tech=" + mine).out;
+  const std::string h1 = run_strata("config --hash " + kQuickstart + " --set tech=" + mine).out;
   d.write("leaky.yaml", read_file(mine) + "# edited\n");
-  const std::string h2 = strata_cmd("config --hash " + kQuickstart + " --set tech=" + mine).out;
+  const std::string h2 = run_strata("config --hash " + kQuickstart + " --set tech=" + mine).out;
   EXPECT_NE(h1, h2);
-  EXPECT_NE(strata_cmd("config --hash " + kQuickstart + " --set tech=45nm").out,
-            strata_cmd("config --hash " + kQuickstart).out);
+  EXPECT_NE(run_strata("config --hash " + kQuickstart + " --set tech=45nm").out,
+            run_strata("config --hash " + kQuickstart).out);
 }
 
 TEST(EnergyReport, BadTechExitsTwoAndWritesNothing) {
   TempDir d;
-  Result r = strata_cmd("run " + kQuickstart + " -o " + d.file("r") + " --set tech=3nm");
+  Result r = run_strata("run " + kQuickstart + " -o " + d.file("r") + " --set tech=3nm");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("tech: unknown technology '3nm'"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1);
   EXPECT_FALSE(fs::exists(d.file("r")));
-  r = strata_cmd("run " + kQuickstart + " -o " + d.file("r") + " --set hardware.tech=nowhere/x.yaml");
+  r = run_strata("run " + kQuickstart + " -o " + d.file("r") + " --set hardware.tech=nowhere/x.yaml");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("hardware.tech: no such file"), std::string::npos) << r.err;
-  r = strata_cmd("run " + kQuickstart + " -o " + d.file("r") + " --set hardware.standard=ddr9");
+  r = run_strata("run " + kQuickstart + " -o " + d.file("r") + " --set hardware.standard=ddr9");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("hardware.standard: no entry 'ddr9'"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(d.file("r")));
