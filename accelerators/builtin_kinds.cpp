@@ -1,5 +1,6 @@
 #include "accelerators/builtin_kinds.h"
 
+#include "accelerators/npu/register_kinds.h"
 #include "memory/register_kinds.h"
 #include "workloads/register_kinds.h"
 
@@ -8,6 +9,7 @@ namespace strata {
 void register_builtin_kinds(Registry& registry) {
   register_memory_kinds(registry);
   register_workload_kinds(registry);
+  register_npu_kinds(registry);
 }
 
 }  // namespace strata

@@ -1,5 +1,6 @@
 // The `strata` executable: the CLI (sim/cli.h) over every built-in kind.
 #include "accelerators/builtin_kinds.h"
+#include "accelerators/npu/scalesim_run.h"
 #include "sim/cli.h"
 #include "sim/registry.h"
 
@@ -10,5 +11,8 @@ extern "C" int sc_main(int, char*[]) { return 0; }
 int main(int argc, char** argv) {
   strata::Registry registry;
   strata::register_builtin_kinds(registry);
-  return strata::run_cli(argc, argv, registry);
+  strata::CliHooks hooks;
+  hooks.scalesim_experiment = strata::scalesim_experiment_yaml;
+  hooks.scalesim_reports = strata::write_scalesim_reports;
+  return strata::run_cli(argc, argv, registry, hooks);
 }

@@ -23,6 +23,7 @@ class SimpleMemory : public Component, public MemoryTarget {
   static KindSpec spec();
   SimpleMemory(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
   tlm::tlm_target_socket<>& target_socket() override { return socket_; }
+  double peak_bandwidth() const override { return 1.0 / seconds_per_byte_; }
   void finalize(const sc_core::sc_time& end) override;
 
  private:

@@ -3,7 +3,11 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -61,6 +65,50 @@ int cmd_run(const std::string& experiment, const std::vector<std::string>& sets,
       fmt::print("  {:<24} {}\n", key, format_value(value));
     }
   }
+  fmt::print("results: {}\n", r.dir);
+  return 0;
+}
+
+// SCALE-Sim's files: the generated experiment is written into the result directory's parent
+// as a temporary file, run like any experiment, and the reports are added to its results.
+int cmd_run_scalesim(const std::string& cfg, const std::string& topology, const std::string& output,
+                     const std::vector<std::string>& sets, bool quiet, const CliHooks& hooks,
+                     const Registry& registry) {
+  if (cfg.empty() || topology.empty())
+    throw InputError(SourceLoc{"strata run"}, cfg.empty() ? "--scalesim-config" : "--scalesim-topology",
+                     "--scalesim-config and --scalesim-topology go together");
+  const std::string yaml = hooks.scalesim_experiment(cfg, topology);
+  namespace fs = std::filesystem;
+  const fs::path tmp = fs::temp_directory_path() / fmt::format("strata-scalesim-{}.yaml", ::getpid());
+  {
+    std::ofstream out(tmp);
+    out << yaml;
+  }
+  struct Remove {
+    fs::path p;
+    ~Remove() {
+      std::error_code ec;
+      fs::remove(p, ec);
+    }
+  } remove{tmp};
+  const ResolvedExperiment exp = resolve_experiment(tmp.string(), sets, registry);
+  RunOptions options;
+  if (!output.empty()) options.output_dir = output;
+  options.progress = ProgressMode::Off;
+  options.interrupt = &g_interrupted;
+  std::signal(SIGINT, on_sigint);
+  const RunResult r = run_experiment(exp, registry, options);
+  if (r.interrupted) {
+    fmt::print(stderr, "strata: interrupted; no results written\n");
+    return kExitInterrupted;
+  }
+  hooks.scalesim_reports(cfg, topology, r.dir);
+  {
+    std::ofstream out(fs::path(r.dir) / "scalesim_experiment.yaml");
+    out << yaml;
+  }
+  if (!quiet) fmt::print("{} ({}): {}; SCALE-Sim reports written\n", exp.name, exp.hash.substr(0, 16),
+                         r.summary["status"].get<std::string>());
   fmt::print("results: {}\n", r.dir);
   return 0;
 }
@@ -147,7 +195,7 @@ int cmd_report(const std::string& dir, const std::string& format) {
 
 }  // namespace
 
-int run_cli(int argc, char** argv, const Registry& registry) {
+int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hooks) {
   CLI::App app{"Strata: a cycle-level, event-driven simulator and design-space explorer for AI hardware", "strata"};
   app.require_subcommand(0, 1);
   bool version = false;
@@ -158,7 +206,12 @@ int run_cli(int argc, char** argv, const Registry& registry) {
   bool timeline = false, progress_on = false, progress_off = false, quiet = false, hash_only = false;
 
   CLI::App* run = app.add_subcommand("run", "run one experiment and write its result directory");
-  run->add_option("experiment", experiment, "experiment file (YAML)")->required();
+  std::string scalesim_config, scalesim_topology;
+  run->add_option("experiment", experiment, "experiment file (YAML)");
+  run->add_option("--scalesim-config", scalesim_config,
+                  "run SCALE-Sim's files instead: its config (.cfg); writes its three reports into the result "
+                  "directory as well");
+  run->add_option("--scalesim-topology", scalesim_topology, "with --scalesim-config: its topology CSV (conv or GEMM form)");
   run->add_option("-o,--output", output, "result directory (default results/<name>/<config-hash>/)");
   run->add_option("--set", sets, "override a config key: --set hardware.latency=\"40 ns\" (repeatable)");
   run->add_flag("--timeline", timeline, "also write timeline.json (Chrome trace format, for Perfetto)");
@@ -209,6 +262,13 @@ int run_cli(int argc, char** argv, const Registry& registry) {
   }
   try {
     init_systemc();
+    if (run->parsed() && (!scalesim_config.empty() || !scalesim_topology.empty())) {
+      if (!experiment.empty())
+        throw InputError(SourceLoc{"strata run"}, "experiment", "give an experiment file or SCALE-Sim files, not both");
+      return cmd_run_scalesim(scalesim_config, scalesim_topology, output, sets, quiet, hooks, registry);
+    }
+    if (run->parsed() && experiment.empty())
+      throw InputError(SourceLoc{"strata run"}, "experiment", "an experiment file (or --scalesim-config and --scalesim-topology) is required");
     if (run->parsed()) return cmd_run(experiment, sets, output, timeline, progress_on, progress_off, quiet, registry);
     if (config->parsed()) return cmd_config(experiment, sets, hash_only, registry);
     if (list->parsed()) return cmd_list(kind, registry);

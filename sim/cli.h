@@ -1,5 +1,6 @@
 // The `strata` command line. Subcommands:
 //   strata run EXPERIMENT.yaml [-o DIR] [--set key=value ...] [--timeline] [--progress|--no-progress] [-q]
+//   strata run --scalesim-config FILE.cfg --scalesim-topology FILE.csv [-o DIR]  (SCALE-Sim's files)
 //   strata config EXPERIMENT.yaml [--set key=value ...] [--hash]
 //   strata list [KIND]
 //   strata --version
@@ -7,10 +8,20 @@
 // 130 interrupted (SIGINT).
 #pragma once
 
+#include <functional>
+#include <string>
+
 namespace strata {
 
 class Registry;
 
-int run_cli(int argc, char** argv, const Registry& registry);
+// Front ends the CLI reaches through functions, because they live above sim/ (accelerators/).
+struct CliHooks {
+  // SCALE-Sim files -> experiment YAML text; and SCALE-Sim's reports written into a directory.
+  std::function<std::string(const std::string& config, const std::string& topology)> scalesim_experiment;
+  std::function<void(const std::string& config, const std::string& topology, const std::string& dir)> scalesim_reports;
+};
+
+int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hooks = {});
 
 }  // namespace strata

@@ -112,4 +112,10 @@ std::pair<double, double> Component::close_accounting(const sc_core::sc_time& en
   return {total, area};
 }
 
+KindSpec component_section(KindSpec kind) {
+  kind.category = "section";
+  kind.add(Component::tech_param());
+  return kind;
+}
+
 }  // namespace strata

@@ -95,4 +95,9 @@ class Component : public sc_core::sc_module {
   double background_w_ = 0;
 };
 
+// A component kind's spec made into a fixed section of an enclosing kind (no `kind:` key, the
+// enclosing kind builds it): category "section", plus the `tech` key the registry adds to
+// registered kinds.
+KindSpec component_section(KindSpec kind);
+
 }  // namespace strata

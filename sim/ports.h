@@ -15,6 +15,8 @@ class MemoryTarget {
  public:
   virtual ~MemoryTarget() = default;
   virtual tlm::tlm_target_socket<>& target_socket() = 0;
+  // Peak data bandwidth in bytes per second (mappers size tiles with it; reports compare with it).
+  virtual double peak_bandwidth() const = 0;
 };
 
 }  // namespace strata

@@ -63,6 +63,12 @@ void Timeline::async_end(int track, const char* name, std::uint64_t id, const sc
              track, name, id, to_us(t));
 }
 
+void Timeline::span(int track, const std::string& name, const sc_core::sc_time& begin, const sc_core::sc_time& end) {
+  if (!file_ || !admit()) return;
+  fmt::print(file_, ",\n{{\"ph\":\"X\",\"pid\":1,\"tid\":{},\"name\":\"{}\",\"ts\":{:.6f},\"dur\":{:.6f}}}", track, name,
+             to_us(begin), to_us(end) - to_us(begin));
+}
+
 void Timeline::instant(int track, const std::string& name, const sc_core::sc_time& t) {
   if (!file_ || !admit()) return;
   fmt::print(file_, ",\n{{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":{},\"name\":\"{}\",\"ts\":{:.6f}}}", track, name,

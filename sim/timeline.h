@@ -33,6 +33,8 @@ class Timeline {
   // Overlapping spans (requests in flight) as async begin/end pairs matched by `id`.
   void async_begin(int track, const char* name, std::uint64_t id, const sc_core::sc_time& t);
   void async_end(int track, const char* name, std::uint64_t id, const sc_core::sc_time& t);
+  // A span that does not overlap others on its track (a tile on a compute unit).
+  void span(int track, const std::string& name, const sc_core::sc_time& begin, const sc_core::sc_time& end);
   // A point event (a DRAM command) on `track`.
   void instant(int track, const std::string& name, const sc_core::sc_time& t);
 

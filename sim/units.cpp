@@ -78,6 +78,11 @@ std::map<std::string, Unit> build_table() {
     add(std::string("µm") + sq, UnitFamily::Area, 1e-6);
     add(std::string("cm") + sq, UnitFamily::Area, 100.0);
   }
+  // Lengths (wires, links), in mm like areas.
+  add("mm", UnitFamily::Length, 1.0);
+  add("um", UnitFamily::Length, 1e-3);
+  add("µm", UnitFamily::Length, 1e-3);
+  add("cm", UnitFamily::Length, 10.0);
   return t;
 }
 
@@ -97,6 +102,8 @@ std::vector<Prefix> format_prefixes(UnitFamily f) {
               {"Ki", 1024.0}, {"", 1}};
     case UnitFamily::Area:
       return {{"m", 1}, {"µ", 1e-6}};
+    case UnitFamily::Length:
+      return {{"m", 1}, {"µ", 1e-3}};
     default:
       return {{"", 1}, {"m", 1e-3}, {"u", 1e-6}, {"n", 1e-9}, {"p", 1e-12}, {"f", 1e-15}};
   }
@@ -118,6 +125,7 @@ const char* family_name(UnitFamily f) {
     case UnitFamily::EnergyPerBit: return "energy per bit";
     case UnitFamily::WireEnergy: return "wire energy";
     case UnitFamily::PowerDensity: return "power density";
+    case UnitFamily::Length: return "length";
   }
   return "?";
 }
@@ -136,6 +144,7 @@ const char* base_unit(UnitFamily f) {
     case UnitFamily::EnergyPerBit: return "J/bit";
     case UnitFamily::WireEnergy: return "J/bit/mm";
     case UnitFamily::PowerDensity: return "W/mm2";
+    case UnitFamily::Length: return "mm";
   }
   return "?";
 }
@@ -154,6 +163,7 @@ const char* family_description(UnitFamily f) {
     case UnitFamily::EnergyPerBit: return "an energy per bit such as \"0.5 pJ/bit\"";
     case UnitFamily::WireEnergy: return "a wire energy such as \"0.15 pJ/bit/mm\"";
     case UnitFamily::PowerDensity: return "a power density such as \"12 mW/mm2\"";
+    case UnitFamily::Length: return "a length such as \"1.5 mm\"";
   }
   return "?";
 }
@@ -194,6 +204,7 @@ std::string format_quantity(double value, UnitFamily family, int digits) {
   const char* base = base_unit(family);
   std::string unit_tail = base;
   if (family == UnitFamily::Area) unit_tail = "m2";
+  if (family == UnitFamily::Length) unit_tail = "m";
   if (value == 0) return fmt::format("0 {}", base);
   for (const auto& p : format_prefixes(family)) {
     if (std::fabs(value) >= p.scale * (1 - 1e-12) || p.scale == format_prefixes(family).back().scale)

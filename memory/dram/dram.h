@@ -34,6 +34,7 @@ class Dram : public Component, public MemoryTarget {
   Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
   ~Dram() override;
   tlm::tlm_target_socket<>& target_socket() override { return socket_; }
+  double peak_bandwidth() const override { return spec_.peak_bandwidth(); }
   void finalize(const sc_core::sc_time& end) override;
   double dynamic_energy_j() const override;
   std::uint64_t bytes_moved() const { return bytes_read_.count() + bytes_written_.count(); }

@@ -1,0 +1,140 @@
+#include "accelerators/npu/npu.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "accelerators/npu/mapper.h"
+
+namespace strata {
+
+KindSpec Npu::spec() {
+  static const KindSpec noc = component_section(Noc::spec());
+  KindSpec s;
+  s.name = "npu";
+  s.description = "multi-core NPU (matrix engine, vector unit, scratchpad, DMA per core; NoC; memory) running operator graphs";
+  s.with_clock();
+  s.add(param::integer("cores", "identical cores; operators are split across them").def("1").range("1", "1024"));
+  s.add(param::integer("buffers", "tiles in flight per core (2: double buffering, loads of the next tile overlap compute)")
+            .def("2")
+            .range("1", "16"));
+  s.slot(SlotSpec{"core", "every core's units (keys of npu_core)", "section", "", false, &NpuCore::section()});
+  s.slot(SlotSpec{"noc", "the on-chip network from the cores to memory (keys of noc)", "section", "", false, &noc});
+  s.slot(SlotSpec{"memory", "the memory the cores' DMA engines reach (a memory_target kind: dram, simple_memory)",
+                  "component", kMemoryTargetRole, true, nullptr});
+  return s;
+}
+
+Npu::Npu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx)
+    : Component(name, cfg, ctx),
+      latency_(scalar("latency", "s", "time from the start to the last operator's completion")),
+      flops_(scalar("flops", "FLOP", "floating-point operations of the graph (OpGraph conventions)")),
+      candidates_(scalar("mapper.candidates", "tilings", "tilings the mapper's search evaluated")),
+      tiles_(scalar("mapper.tiles", "tiles", "tiles the mapper produced")) {
+  const int cores = static_cast<int>(params().integer("cores"));
+  const int buffers = static_cast<int>(params().integer("buffers"));
+  for (int i = 0; i < cores; ++i)
+    cores_.push_back(std::make_unique<NpuCore>(fmt::format("core{}", i).c_str(), cfg.child("core"), ctx, i, buffers, *this));
+  noc_ = std::make_unique<Noc>("noc", cfg.child("noc"), ctx, cores);
+  memory_component_ = build_child("memory");
+  memory_ = dynamic_cast<MemoryTarget*>(memory_component_.get());
+  for (auto& core : cores_) core->dma().initiator_socket().bind(noc_->target_socket());
+  noc_->initiator_socket().bind(memory_->target_socket());
+  op_track_ = ctx.timeline().track(std::string(this->name()) + " operators");
+  ctx.report("latency_s", stat_name("latency"));
+  ctx.report("flops", stat_name("flops"));
+  ctx.report("mapper_candidates", stat_name("mapper.candidates"));
+}
+
+Npu::~Npu() = default;
+
+void Npu::load_graph(std::shared_ptr<const OpGraph> graph) {
+  graph_ = std::move(graph);
+  NpuCore& core = *cores_.front();
+  MatrixEngine& engine = core.engine();
+  VectorUnit& vector = core.vector();
+  MapperTarget target;
+  target.cores = static_cast<int>(cores_.size());
+  target.align_m = engine.align_m();
+  target.align_n = engine.align_n();
+  target.align_k = engine.align_k();
+  target.matrix = [&engine](const MatrixWork& w) { return engine.estimate(w); };
+  target.vector = [&vector](const std::string& kind, std::int64_t rows, std::int64_t cols) {
+    return vector.estimate(kind, rows, cols).cycles;
+  };
+  target.scratchpad_bytes = core.scratchpad().capacity();
+  target.buffers = static_cast<int>(params().integer("buffers"));
+  target.memory_bytes_per_cycle = memory_->peak_bandwidth() * clock().period().to_seconds();
+  try {
+    program_ = std::make_unique<NpuProgram>(map_graph(*graph_, target));
+  } catch (const InputError& e) {
+    if (!e.loc().file.empty()) throw;
+    throw InputError(config().loc, config().path, e.message());
+  }
+  ops_.assign(program_->ops.size(), OpState{});
+  for (OpState& s : ops_) s.cores_left = static_cast<int>(cores_.size());
+  for (auto& c : cores_) c->run_program(program_.get());
+  double flops = 0, candidates = 0;
+  for (const LoweredOp& op : program_->ops) {
+    if (std::getenv("STRATA_DEBUG_MAPPING")) fmt::print(stderr, "{}: {} ({} B)\n", op.name, op.mapping, op.dram_bytes);
+    flops += op.flops;
+    candidates += static_cast<double>(op.candidates);
+  }
+  flops_.set(flops);
+  candidates_.set(candidates);
+  tiles_.set(static_cast<double>(program_->tiles()));
+}
+
+std::optional<double> Npu::graph_progress() const {
+  if (!program_ || program_->ops.empty()) return std::nullopt;
+  return static_cast<double>(done_ops_) / static_cast<double>(program_->ops.size());
+}
+
+sc_core::sc_time Npu::start_of(size_t op) const {
+  // Operators run in program order: one starts when the one before it and its inputs are done
+  // (time it spent prefetching under the previous operator is not counted twice).
+  sc_core::sc_time t = op > 0 ? ops_[op - 1].end : sc_core::SC_ZERO_TIME;
+  for (int d : program_->ops[op].deps) t = std::max(t, ops_[static_cast<size_t>(d)].end);
+  return t;
+}
+
+bool Npu::deps_done(int op) const {
+  for (int d : program_->ops[static_cast<size_t>(op)].deps)
+    if (!ops_[static_cast<size_t>(d)].done) return false;
+  return true;
+}
+
+void Npu::core_finished(int op) {
+  OpState& s = ops_[static_cast<size_t>(op)];
+  if (--s.cores_left > 0) return;
+  s.done = true;
+  s.end = sc_core::sc_time_stamp();
+  ++done_ops_;
+  context().timeline().span(op_track_, program_->ops[static_cast<size_t>(op)].name, start_of(static_cast<size_t>(op)), s.end);
+  op_done_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Npu::finalize(const sc_core::sc_time&) {
+  if (!program_) return;
+  sc_core::sc_time last = sc_core::SC_ZERO_TIME;
+  const double peak = memory_->peak_bandwidth();
+  for (size_t i = 0; i < program_->ops.size(); ++i) {
+    const LoweredOp& op = program_->ops[i];
+    const OpState& s = ops_[i];
+    last = std::max(last, s.end);
+    const double t = (s.end - std::min(s.end, start_of(i))).to_seconds();
+    const std::string base = "ops." + op.name + ".";
+    scalar(base + "latency", "s", "from the end of the operator before it (or of its inputs, if later) to its last store completed").set(t);
+    scalar(base + "dram_bytes", "B", "bytes the operator's tiles moved to and from memory").set(static_cast<double>(op.dram_bytes));
+    scalar(base + "bandwidth", "GB/s", "dram_bytes over latency").set(t > 0 ? static_cast<double>(op.dram_bytes) / t * 1e-9 : 0);
+    scalar(base + "bound_fraction", "fraction",
+           "the memory's peak-bandwidth time for dram_bytes over the latency (1: at the bandwidth bound)")
+        .set(t > 0 ? static_cast<double>(op.dram_bytes) / peak / t : 0);
+    scalar(base + "flops", "FLOP", "floating-point operations").set(op.flops);
+    scalar(base + "memory_bound", "bool", "the plan's memory time exceeds its compute time").set(op.memory_bound ? 1 : 0);
+  }
+  latency_.set(last.to_seconds());
+}
+
+}  // namespace strata

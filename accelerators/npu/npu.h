@@ -1,0 +1,64 @@
+// Component kind `npu`: a multi-core neural processing unit. `cores` identical cores (npu_core.h:
+// a matrix engine, a vector unit, a scratchpad and a DMA engine each) reach one memory (any
+// memory_target kind: `dram` for cycle-level DRAM, `simple_memory` for a bandwidth/latency
+// model) through an on-chip network (`noc`), so the cores contend for memory bandwidth for
+// real. It runs operator-graph workloads: the mapper (mapper.h) lowers the graph to per-core
+// tiles at elaboration, and the cores execute them.
+//
+// Results: per operator `<npu>.ops.<name>.{latency,dram_bytes,bandwidth,bound_fraction,...}`,
+// and summary.json keys latency_s, tokens/s-free totals (flops, dram_bytes), the mapper's
+// search effort, and the engines' utilisation. Keys are documented in spec().
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "accelerators/npu/npu_core.h"
+#include "models/noc/noc.h"
+#include "sim/ports.h"
+#include "workloads/graph_workload.h"
+
+namespace strata {
+
+class Npu : public Component, public GraphTarget, public NpuSchedule {
+ public:
+  static KindSpec spec();
+  Npu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
+  ~Npu() override;
+
+  // GraphTarget
+  void load_graph(std::shared_ptr<const OpGraph> graph) override;
+  bool graph_finished() const override { return program_ && done_ops_ == program_->ops.size(); }
+  std::optional<double> graph_progress() const override;
+  // NpuSchedule
+  bool deps_done(int op) const override;
+  sc_core::sc_event& op_done_event() override { return op_done_event_; }
+  void core_finished(int op) override;
+
+  const NpuProgram& program() const { return *program_; }
+  void finalize(const sc_core::sc_time& end) override;
+
+ private:
+  sc_core::sc_time start_of(size_t op) const;
+  struct OpState {
+    int cores_left = 0;
+    bool done = false;
+    sc_core::sc_time end;
+  };
+  std::vector<std::unique_ptr<NpuCore>> cores_;
+  std::unique_ptr<Noc> noc_;
+  std::unique_ptr<Component> memory_component_;
+  MemoryTarget* memory_ = nullptr;
+  std::shared_ptr<const OpGraph> graph_;
+  std::unique_ptr<NpuProgram> program_;
+  std::vector<OpState> ops_;
+  std::size_t done_ops_ = 0;
+  sc_core::sc_event op_done_event_;
+  int op_track_ = 0;
+  Scalar& latency_;
+  Scalar& flops_;
+  Scalar& candidates_;
+  Scalar& tiles_;
+};
+
+}  // namespace strata

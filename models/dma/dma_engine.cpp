@@ -1,0 +1,178 @@
+#include "models/dma/dma_engine.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace strata {
+
+KindSpec DmaEngine::spec() {
+  KindSpec s;
+  s.name = "dma";
+  s.description = "descriptor-driven DMA between a scratchpad and memory (TLM-2.0 AT initiator)";
+  s.with_clock();
+  s.add(param::quantity("burst", UnitFamily::Size,
+                        "largest request; requests never cross a burst-aligned boundary (a power of two)")
+            .def("512 B")
+            .range("8 B", "1 MiB"));
+  s.add(param::integer("max_outstanding", "requests in flight at once; further requests wait")
+            .def("64")
+            .range("1", "65536"));
+  return s;
+}
+
+DmaEngine::DmaEngine(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx)
+    : Component(name, cfg, ctx),
+      socket_("socket"),
+      burst_(static_cast<std::uint64_t>(params().quantity("burst"))),
+      max_outstanding_(static_cast<std::size_t>(params().integer("max_outstanding"))),
+      descriptors_(counter("descriptors", "descriptors", "transfers completed")),
+      requests_(counter("requests", "requests", "memory requests completed")),
+      bytes_read_(counter("bytes_read", "B", "bytes read from memory")),
+      bytes_written_(counter("bytes_written", "B", "bytes written to memory")),
+      read_latency_(distribution("read_latency", "ns", "read request latency, BEGIN_REQ to BEGIN_RESP")),
+      outstanding_level_(time_average("outstanding", "requests", "requests in flight")),
+      bandwidth_series_(time_series("bandwidth_over_time", "GB/s", "bytes moved per window", 1e-9)) {
+  if ((burst_ & (burst_ - 1)) != 0)
+    throw InputError(params().where("burst"), config().path + ".burst",
+                     fmt::format("{} B is not a power of two", burst_));
+  scratch_.resize(burst_);
+  // Its request table: one tag, address and length per outstanding request.
+  const UnitCost table = tech().register_file_write(static_cast<int>(max_outstanding_), 96);
+  add_area("request_table", table.area_mm2, table.leakage_w);
+  socket_.register_nb_transport_bw(this, &DmaEngine::nb_transport_bw);
+  SC_HAS_PROCESS(DmaEngine);
+  SC_THREAD(run);
+}
+
+void DmaEngine::submit(const DmaDescriptor& d, std::function<void()> done) {
+  if (d.bytes() == 0) {
+    descriptors_.add();
+    done();
+    return;
+  }
+  auto t = std::make_shared<Transfer>();
+  t->d = d;
+  if (t->d.stride == 0) t->d.stride = t->d.row_bytes;
+  t->done = std::move(done);
+  queue_.push_back(std::move(t));
+  work_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+DmaEngine::Request* DmaEngine::allocate() {
+  if (free_list_.empty()) {
+    pool_.push_back(std::make_unique<Request>(this));
+    free_list_.push_back(pool_.back().get());
+  }
+  Request* r = free_list_.back();
+  free_list_.pop_back();
+  return r;
+}
+
+void DmaEngine::free(tlm::tlm_generic_payload* gp) {
+  auto* r = static_cast<Request*>(gp);
+  r->transfer.reset();
+  gp->reset();
+  free_list_.push_back(r);
+}
+
+void DmaEngine::run() {
+  for (;;) {
+    while (queue_.empty()) wait(work_event_);
+    std::shared_ptr<Transfer> t = queue_.front();
+    while (!t->issued_all) {
+      while (outstanding_ >= max_outstanding_ || in_request_phase_) wait(progress_event_);
+      // At most one request per cycle, on our clock's edges.
+      sc_core::sc_time edge = clock().next_edge(sc_core::sc_time_stamp());
+      if (issued_any_) edge = std::max(edge, clock().edge_after(last_issue_));
+      if (edge > sc_core::sc_time_stamp()) wait(edge - sc_core::sc_time_stamp());
+      issued_any_ = true;
+      last_issue_ = sc_core::sc_time_stamp();
+
+      const std::uint64_t address = t->d.address + t->row * t->d.stride + t->offset;
+      const std::uint64_t to_boundary = burst_ - (address & (burst_ - 1));
+      const auto bytes = static_cast<unsigned>(std::min(to_boundary, t->d.row_bytes - t->offset));
+      t->offset += bytes;
+      if (t->offset == t->d.row_bytes) {
+        t->offset = 0;
+        t->issued_all = ++t->row == t->d.rows;
+      }
+      ++t->in_flight;
+
+      Request* r = allocate();
+      r->acquire();
+      r->transfer = t;
+      r->issued = last_issue_;
+      r->set_command(t->d.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+      r->set_address(address);
+      r->set_data_ptr(scratch_.data());
+      r->set_data_length(bytes);
+      r->set_streaming_width(bytes);
+      r->set_byte_enable_ptr(nullptr);
+      r->set_dmi_allowed(false);
+      r->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      ++outstanding_;
+      outstanding_level_.set(last_issue_.to_seconds(), static_cast<double>(outstanding_));
+
+      in_request_phase_ = r;
+      tlm::tlm_phase phase = tlm::BEGIN_REQ;
+      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+      const tlm::tlm_sync_enum status = socket_->nb_transport_fw(*r, phase, delay);
+      if (status == tlm::TLM_UPDATED && phase == tlm::END_REQ) {
+        in_request_phase_ = nullptr;
+        if (delay > sc_core::SC_ZERO_TIME) wait(delay);
+      } else if (status == tlm::TLM_COMPLETED) {
+        in_request_phase_ = nullptr;
+        complete(*r, sc_core::sc_time_stamp() + delay);
+      }
+    }
+    queue_.pop_front();
+  }
+}
+
+void DmaEngine::complete(Request& r, const sc_core::sc_time& at) {
+  if (r.get_response_status() != tlm::TLM_OK_RESPONSE && r.get_response_status() != tlm::TLM_INCOMPLETE_RESPONSE)
+    context().fail(InputError(SourceLoc{name()}, "", "the memory answered a DMA request with an error: " +
+                                                         r.get_response_string()));
+  const std::uint64_t bytes = r.get_data_length();
+  if (r.is_write()) {
+    bytes_written_.add(bytes);
+  } else {
+    bytes_read_.add(bytes);
+    read_latency_.sample((at - r.issued).to_seconds() * 1e9);
+  }
+  requests_.add();
+  bandwidth_series_.add(at.to_seconds(), static_cast<double>(bytes));
+  --outstanding_;
+  outstanding_level_.set(at.to_seconds(), static_cast<double>(outstanding_));
+  std::shared_ptr<Transfer> t = r.transfer;
+  r.release();
+  progress_event_.notify(sc_core::SC_ZERO_TIME);
+  if (--t->in_flight == 0 && t->issued_all) {
+    descriptors_.add();
+    t->done();
+  }
+}
+
+tlm::tlm_sync_enum DmaEngine::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase,
+                                              sc_core::sc_time& delay) {
+  if (phase == tlm::END_REQ) {
+    in_request_phase_ = nullptr;
+    progress_event_.notify(delay);
+    return tlm::TLM_ACCEPTED;
+  }
+  if (phase == tlm::BEGIN_RESP) {
+    if (&gp == in_request_phase_) in_request_phase_ = nullptr;  // BEGIN_RESP implies END_REQ
+    complete(static_cast<Request&>(gp), sc_core::sc_time_stamp() + delay);
+    return tlm::TLM_COMPLETED;
+  }
+  SC_REPORT_ERROR("strata/dma", "unexpected phase on the backward path");
+  return tlm::TLM_COMPLETED;
+}
+
+void DmaEngine::finalize(const sc_core::sc_time& end) {
+  outstanding_level_.finish(end.to_seconds());
+  bandwidth_series_.finish(end.to_seconds());
+}
+
+}  // namespace strata

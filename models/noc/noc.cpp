@@ -1,0 +1,211 @@
+#include "models/noc/noc.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace strata {
+
+KindSpec Noc::spec() {
+  KindSpec s;
+  s.name = "noc";
+  s.description = "on-chip interconnect from the cores to the memory port: crossbar or 2-D mesh with link contention";
+  s.with_clock();
+  s.add(param::choice("topology", {"crossbar", "mesh"},
+                      "crossbar: one hop from every core to the memory port; mesh: cores on a grid, memory at router 0, "
+                      "X-then-Y routing")
+            .def("crossbar"));
+  s.add(param::integer("columns", "mesh: routers per row (0: the smallest square grid that holds every core)")
+            .def("0")
+            .range("0", "1024"));
+  s.add(param::quantity("link_width", UnitFamily::Size, "bytes a link carries per cycle").def("64 B").range("1 B", "64 KiB"));
+  s.add(param::quantity("memory_port_width", UnitFamily::Size,
+                        "bytes per cycle of the link between the network and the memory controller (each direction)")
+            .def("1 KiB")
+            .range("1 B", "1 MiB"));
+  s.add(param::integer("hop_latency", "cycles for a message head to cross one router and link").def("2").range("0", "1024"));
+  s.add(param::quantity("header", UnitFamily::Size, "bytes of a request without data (address, command)")
+            .def("16 B")
+            .range("0 B", "1 KiB"));
+  s.add(param::quantity("link_length", UnitFamily::Length, "wire length of one link (energy per bit)")
+            .def("1 mm")
+            .range("0 mm", "100 mm"));
+  return s;
+}
+
+Noc::Noc(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, int cores)
+    : Component(name, cfg, ctx),
+      targets_("target_socket"),
+      initiator_("initiator_socket"),
+      cores_(cores),
+      mesh_(params().string("topology") == "mesh"),
+      hop_s_(clock().time_of(static_cast<std::uint64_t>(params().integer("hop_latency"))).to_seconds()),
+      seconds_per_byte_(clock().period().to_seconds() / params().quantity("link_width")),
+      header_bytes_(static_cast<std::uint64_t>(params().quantity("header"))),
+      responses_("responses"),
+      arrivals_("arrivals"),
+      messages_(counter("messages", "messages", "requests and responses carried")),
+      bytes_(counter("bytes", "B", "bytes carried (headers and data)")),
+      link_bytes_(counter("link_bytes", "B", "bytes times links crossed")),
+      hops_per_message_(average("hops", "hops", "routers crossed per message")),
+      queueing_(average("queueing", "ns", "time messages waited for busy links")) {
+  if (mesh_) {
+    const auto given = params().integer("columns");
+    columns_ = given > 0 ? static_cast<int>(given) : static_cast<int>(std::ceil(std::sqrt(cores_)));
+  }
+  // Links: per router four outputs (E, W, N, S) in a mesh, or per core one in and one out of the
+  // crossbar; plus the memory port (index 0: toward memory, 1: back).
+  links_.resize(2 + static_cast<size_t>(mesh_ ? 4 * cores_ : 2 * cores_));
+  const TechTable& t = tech();
+  const UnitCost router = t.router();
+  const double wire = t.wire_energy_per_bit_mm() * params().quantity("link_length");
+  bit_energy_ = &energy_event("bit_hop", router.energy_j + wire, "bits times routers crossed (router plus link wire)");
+  const int routers = mesh_ ? cores_ : 1;
+  add_area("routers", routers * router.area_mm2, routers * router.leakage_w);
+  targets_.register_nb_transport_fw(this, &Noc::fw);
+  initiator_.register_nb_transport_bw(this, &Noc::bw);
+  SC_HAS_PROCESS(Noc);
+  SC_THREAD(forward);
+  SC_METHOD(route_back);
+  sensitive << responses_.get_event();
+  dont_initialize();
+  SC_METHOD(deliver);
+  sensitive << arrivals_.get_event();
+  dont_initialize();
+}
+
+int Noc::hops(int core) const {
+  if (!mesh_) return 1;
+  return core % columns_ + core / columns_ + 1;
+}
+
+std::vector<int> Noc::path(int core, bool to_memory) const {
+  std::vector<int> links;
+  const int port = to_memory ? 0 : 1;
+  if (!mesh_) {
+    const int own = 2 + 2 * core + (to_memory ? 0 : 1);
+    if (to_memory) return {own, port};
+    return {port, own};
+  }
+  // Mesh, X then Y toward memory at router 0; the reverse path goes back along X then Y from
+  // router 0 (dimension order), so the two directions use different links.
+  auto link = [](int router, int dir) { return 2 + 4 * router + dir; };  // dir: 0 E, 1 W, 2 N, 3 S
+  int x = core % columns_, y = core / columns_;
+  if (to_memory) {
+    for (; x > 0; --x) links.push_back(link(y * columns_ + x, 1));
+    for (; y > 0; --y) links.push_back(link(y * columns_, 2));
+    links.push_back(port);
+  } else {
+    links.push_back(port);
+    for (int cx = 0; cx < x; ++cx) links.push_back(link(cx, 0));
+    for (int cy = 0; cy < y; ++cy) links.push_back(link(cy * columns_ + x, 3));
+  }
+  return links;
+}
+
+sc_core::sc_time Noc::traverse(int core, bool to_memory, std::uint64_t bytes, const sc_core::sc_time& start) {
+  const double port_spb = clock().period().to_seconds() / params().quantity("memory_port_width");
+  double t = start.to_seconds(), waited = 0, serialise = 0;
+  const std::vector<int> links = path(core, to_memory);
+  for (int id : links) {
+    Link& l = links_[static_cast<size_t>(id)];
+    const double ser = static_cast<double>(bytes) * (id < 2 ? port_spb : seconds_per_byte_);
+    const double begin = std::max(t, l.free_s);
+    waited += begin - t;
+    l.free_s = begin + ser;
+    t = begin + hop_s_;
+    serialise = ser;
+  }
+  messages_.add();
+  bytes_.add(bytes);
+  link_bytes_.add(bytes * links.size());
+  hops_per_message_.sample(static_cast<double>(links.size()));
+  queueing_.sample(waited * 1e9);
+  bit_energy_->add(8 * bytes * links.size());
+  // The tail arrives one serialisation time after the head; land on our clock's edge.
+  const double arrive = t + serialise;
+  return clock().next_edge(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(std::llround(arrive * 1e15))));
+}
+
+tlm::tlm_sync_enum Noc::fw(int id, tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+  if (phase == tlm::BEGIN_REQ) {
+    origin_[&gp] = id;
+    gp.acquire();
+    const std::uint64_t bytes = header_bytes_ + (gp.is_write() ? gp.get_data_length() : 0);
+    const sc_core::sc_time at = traverse(id, true, bytes, sc_core::sc_time_stamp() + delay);
+    pending_.push({at, seq_++, &gp});
+    pending_event_.notify(at - sc_core::sc_time_stamp());
+    phase = tlm::END_REQ;
+    return tlm::TLM_UPDATED;
+  }
+  if (phase == tlm::END_RESP) return tlm::TLM_COMPLETED;
+  SC_REPORT_ERROR("strata/noc", "unexpected phase on the forward path");
+  return tlm::TLM_COMPLETED;
+}
+
+void Noc::forward() {
+  for (;;) {
+    while (pending_.empty() || pending_.top().at > sc_core::sc_time_stamp()) {
+      if (pending_.empty())
+        wait(pending_event_);
+      else
+        wait(pending_.top().at - sc_core::sc_time_stamp(), pending_event_);
+    }
+    tlm::tlm_generic_payload* gp = pending_.top().gp;
+    pending_.pop();
+    awaiting_end_req_ = gp;
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    const tlm::tlm_sync_enum status = initiator_->nb_transport_fw(*gp, phase, delay);
+    if (status == tlm::TLM_UPDATED && phase == tlm::END_REQ) {
+      awaiting_end_req_ = nullptr;
+      if (delay > sc_core::SC_ZERO_TIME) wait(delay);
+    } else if (status == tlm::TLM_COMPLETED) {
+      awaiting_end_req_ = nullptr;
+      responses_.notify(*gp, delay);  // answered at once: route the response back
+    } else {
+      while (awaiting_end_req_ == gp) wait(end_req_event_);
+    }
+  }
+}
+
+tlm::tlm_sync_enum Noc::bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+  if (phase == tlm::END_REQ) {
+    if (awaiting_end_req_ == &gp) awaiting_end_req_ = nullptr;
+    end_req_event_.notify(delay);
+    return tlm::TLM_ACCEPTED;
+  }
+  if (phase == tlm::BEGIN_RESP) {
+    if (awaiting_end_req_ == &gp) {
+      awaiting_end_req_ = nullptr;
+      end_req_event_.notify(delay);
+    }
+    responses_.notify(gp, delay);
+    return tlm::TLM_COMPLETED;
+  }
+  SC_REPORT_ERROR("strata/noc", "unexpected phase on the backward path");
+  return tlm::TLM_COMPLETED;
+}
+
+void Noc::route_back() {
+  while (tlm::tlm_generic_payload* gp = responses_.get_next_transaction()) {
+    const std::uint64_t bytes = header_bytes_ + (gp->is_read() ? gp->get_data_length() : 0);
+    const sc_core::sc_time at = traverse(origin_.at(gp), false, bytes, sc_core::sc_time_stamp());
+    arrivals_.notify(*gp, at - sc_core::sc_time_stamp());
+  }
+}
+
+void Noc::deliver() {
+  while (tlm::tlm_generic_payload* gp = arrivals_.get_next_transaction()) {
+    auto it = origin_.find(gp);
+    const int core = it->second;
+    origin_.erase(it);
+    tlm::tlm_phase phase = tlm::BEGIN_RESP;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    targets_[core]->nb_transport_bw(*gp, phase, delay);
+    gp->release();
+  }
+}
+
+}  // namespace strata

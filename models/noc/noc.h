@@ -1,0 +1,84 @@
+// Component kind `noc`: the on-chip interconnect between an NPU's cores and its memory
+// controller — a crossbar (every core one hop from the memory port) or a 2-D mesh (cores on a
+// grid, the memory port at router 0, dimension-ordered X-then-Y routing). Links carry
+// `link_width` bytes per cycle; a message occupies each link on its path for its serialisation
+// time, so cores contend for real (a link busy with one core's data delays another's).
+// Requests carry only a header toward memory unless they are writes; read data crosses the
+// path back.
+//
+// Cores bind their DMA initiators to `target_socket` (one binding per core, in core order) and
+// the NoC forwards over `initiator_socket` to the memory with the TLM-2.0 approximately-timed
+// protocol. Requests are accepted at once (the DMA engines bound what is in flight); the NoC
+// forwards them to memory in arrival order, honouring the memory's END_REQ back-pressure.
+// Link reservation is plain bookkeeping on method calls: one event per request and per
+// response, never per flit.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <queue>
+#include <vector>
+
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/peq_with_get.h>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "sim/component.h"
+
+namespace strata {
+
+class Noc : public Component {
+ public:
+  static KindSpec spec();
+  Noc(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, int cores);
+
+  tlm_utils::multi_passthrough_target_socket<Noc>& target_socket() { return targets_; }
+  tlm_utils::simple_initiator_socket<Noc>& initiator_socket() { return initiator_; }
+  // Routers a message from `core` to the memory port crosses.
+  int hops(int core) const;
+
+ private:
+  struct Link {
+    double free_s = 0;  // when the link is next free
+  };
+  struct Pending {
+    sc_core::sc_time at;
+    std::uint64_t seq;
+    tlm::tlm_generic_payload* gp;
+    bool operator>(const Pending& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+  // Reserves the links of `core`'s path (toward memory or back) for `bytes` starting at `t`;
+  // returns the arrival time at the other end.
+  sc_core::sc_time traverse(int core, bool to_memory, std::uint64_t bytes, const sc_core::sc_time& t);
+  std::vector<int> path(int core, bool to_memory) const;  // link indices in order
+
+  tlm::tlm_sync_enum fw(int id, tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay);
+  tlm::tlm_sync_enum bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay);
+  void forward();  // SC_THREAD: requests to memory in arrival order
+  void route_back();  // SC_METHOD: reserves the path back for responses from memory
+  void deliver();     // SC_METHOD: hands responses to their cores when they arrive
+
+  tlm_utils::multi_passthrough_target_socket<Noc> targets_;
+  tlm_utils::simple_initiator_socket<Noc> initiator_;
+  int cores_;
+  bool mesh_;
+  int columns_ = 1;
+  double hop_s_, seconds_per_byte_;
+  std::uint64_t header_bytes_;
+  std::vector<Link> links_;  // mesh: 4 per router (E, W, N, S outputs) + 1 ejection; crossbar: one in and one out per core
+  std::map<tlm::tlm_generic_payload*, int> origin_;
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;
+  std::uint64_t seq_ = 0;
+  sc_core::sc_event pending_event_, end_req_event_;
+  tlm::tlm_generic_payload* awaiting_end_req_ = nullptr;
+  tlm_utils::peq_with_get<tlm::tlm_generic_payload> responses_, arrivals_;
+
+  Counter& messages_;
+  Counter& bytes_;
+  Counter& link_bytes_;
+  Average& hops_per_message_;
+  Average& queueing_;
+  EnergyEvent* bit_energy_;
+};
+
+}  // namespace strata
