@@ -40,6 +40,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const ValidatedNode& cfg, Sim
   // Its request table: one tag, address and length per outstanding request.
   const UnitCost table = tech().register_file_write(static_cast<int>(max_outstanding_), 96);
   add_area("request_table", table.area_mm2, table.leakage_w);
+  track_ = ctx.timeline().track(std::string(this->name()) + " transfers");
   socket_.register_nb_transport_bw(this, &DmaEngine::nb_transport_bw);
   SC_HAS_PROCESS(DmaEngine);
   SC_THREAD(run);
@@ -53,6 +54,8 @@ void DmaEngine::submit(const DmaDescriptor& d, std::function<void()> done) {
   }
   auto t = std::make_shared<Transfer>();
   t->d = d;
+  t->id = next_id_++;
+  context().timeline().async_begin(track_, d.write ? "store" : "load", t->id, sc_core::sc_time_stamp());
   if (t->d.stride == 0) t->d.stride = t->d.row_bytes;
   t->done = std::move(done);
   queue_.push_back(std::move(t));
@@ -150,6 +153,7 @@ void DmaEngine::complete(Request& r, const sc_core::sc_time& at) {
   progress_event_.notify(sc_core::SC_ZERO_TIME);
   if (--t->in_flight == 0 && t->issued_all) {
     descriptors_.add();
+    context().timeline().async_end(track_, t->d.write ? "store" : "load", t->id, at);
     t->done();
   }
 }

@@ -46,6 +46,7 @@ class DmaEngine : public Component, public tlm::tlm_mm_interface {
     std::function<void()> done;
     std::uint64_t row = 0, offset = 0;  // next byte to issue: row, offset within the row
     std::uint64_t in_flight = 0;
+    std::uint64_t id = 0;
     bool issued_all = false;
   };
   struct Request : tlm::tlm_generic_payload {
@@ -67,6 +68,8 @@ class DmaEngine : public Component, public tlm::tlm_mm_interface {
   sc_core::sc_event work_event_, progress_event_;
   sc_core::sc_time last_issue_;
   bool issued_any_ = false;
+  std::uint64_t next_id_ = 0;
+  int track_ = 0;
   std::vector<std::unique_ptr<Request>> pool_;
   std::vector<Request*> free_list_;
   std::vector<unsigned char> scratch_;  // payload data pointer (timing-only memories ignore it)
