@@ -77,7 +77,7 @@ void Npu::load_graph(std::shared_ptr<const OpGraph> graph) {
   for (auto& c : cores_) c->run_program(program_.get());
   double flops = 0, candidates = 0;
   for (const LoweredOp& op : program_->ops) {
-    if (std::getenv("STRATA_DEBUG_MAPPING")) fmt::print(stderr, "{}: {} ({} B)\n", op.name, op.mapping, op.dram_bytes);
+    if (std::getenv("STRATA_PRINT_MAPPING")) fmt::print(stderr, "{}: {} ({} B)\n", op.name, op.mapping, op.dram_bytes);
     flops += op.flops;
     candidates += static_cast<double>(op.candidates);
   }
