@@ -29,20 +29,7 @@ TracePlayer::TracePlayer(sc_core::sc_module_name name, const ValidatedNode& cfg,
   SC_THREAD(run);
 }
 
-TracePlayer::Request* TracePlayer::allocate() {
-  if (free_list_.empty()) {
-    pool_.push_back(std::make_unique<Request>(this));
-    free_list_.push_back(pool_.back().get());
-  }
-  Request* r = free_list_.back();
-  free_list_.pop_back();
-  return r;
-}
-
-void TracePlayer::free(tlm::tlm_generic_payload* gp) {
-  gp->reset();  // drops extensions; our fields are set again on reuse
-  free_list_.push_back(static_cast<Request*>(gp));
-}
+void TracePlayer::free(tlm::tlm_generic_payload* gp) { pool_.recycle(gp); }
 
 void TracePlayer::run() {
   try {
@@ -56,7 +43,7 @@ void TracePlayer::run() {
       if (next_id_ > 0) edge = std::max(edge, clock().edge_after(last_issue_));
       if (edge > sc_core::sc_time_stamp()) wait(edge - sc_core::sc_time_stamp());
 
-      Request* r = allocate();
+      Request* r = pool_.allocate();
       r->acquire();
       r->issued = last_issue_ = sc_core::sc_time_stamp();
       r->id = next_id_++;

@@ -11,6 +11,7 @@
 
 #include "memory/trace/request_source.h"
 #include "sim/component.h"
+#include "sim/payload_pool.h"
 
 namespace strata {
 
@@ -33,7 +34,6 @@ class TracePlayer : public Component, public tlm::tlm_mm_interface {
     std::vector<unsigned char> data;
   };
   void run();  // SC_THREAD
-  Request* allocate();
   void complete(Request& r, const sc_core::sc_time& at);
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay);
 
@@ -45,8 +45,7 @@ class TracePlayer : public Component, public tlm::tlm_mm_interface {
   bool finished_ = false;
   std::uint64_t next_id_ = 0;
   sc_core::sc_event progress_event_;
-  std::vector<std::unique_ptr<Request>> pool_;
-  std::vector<Request*> free_list_;
+  PayloadPool<Request> pool_{this};
   int track_ = 0;
 
   Counter& reads_;

@@ -16,6 +16,8 @@ ParamSpec rates_param(const std::string& default_text) {
       .def(default_text);
 }
 
+namespace {
+
 std::map<std::string, double> parse_rates(const Params& params, const std::string& path) {
   std::map<std::string, double> rates;
   const ParamValue& v = params.value("rates");
@@ -40,31 +42,54 @@ std::map<std::string, double> parse_rates(const Params& params, const std::strin
   return rates;
 }
 
-double rate_of(const std::map<std::string, double>& rates, const std::string& format, const Params& params,
-               const std::string& path) {
-  auto it = rates.find(format);
-  if (it != rates.end()) return it->second;
+}  // namespace
+
+MatrixEngine::MatrixEngine(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, double base_lanes)
+    : Component(name, cfg, ctx),
+      base_lanes_(base_lanes),
+      rates_(parse_rates(params(), config().path)),
+      tiles_(counter("tiles", "tiles", "tiles run")),
+      folds_(counter("folds", "folds", "passes of the unit's fixed mapping (array folds, cube block products)")),
+      macs_(counter("macs", "MACs", "useful multiply-accumulates")),
+      busy_cycles_(counter("busy_cycles", "cycles", "cycles the unit spent on tiles")),
+      utilization_(scalar("utilization", "fraction",
+                          "useful MACs over the MACs the unit could do at its base rate in the elapsed time")) {
+  const TechTable& t = tech();
+  for (const auto& [format, r] : rates_) {
+    if (!t.has_mac(format))
+      throw InputError(params().where("rates"), config().path + ".rates",
+                       fmt::format("technology table {} has no MAC row for format '{}'", t.name(), format));
+    const UnitCost mac = t.mac(format);
+    mac_energy_[format] = &energy_event("mac_" + format, mac.energy_j,
+                                        fmt::format("{} multiply-accumulates ({})", format, t.mac_recipe(format)));
+    lane_mm2_ = std::max(lane_mm2_, mac.area_mm2 * std::max(1.0, r));
+    lane_leakage_w_ = std::max(lane_leakage_w_, mac.leakage_w * std::max(1.0, r));
+  }
+}
+
+double MatrixEngine::rate(const std::string& format) const {
+  auto it = rates_.find(format);
+  if (it != rates_.end()) return it->second;
   std::string known;
-  for (const auto& [f, r] : rates) known += (known.empty() ? "" : ", ") + f;
-  throw InputError(params.where("rates"), path + ".rates",
+  for (const auto& [f, r] : rates_) known += (known.empty() ? "" : ", ") + f;
+  throw InputError(params().where("rates"), config().path + ".rates",
                    fmt::format("this unit has no rate for format '{}' (it runs: {}); add {}=<rate>", format, known,
                                format));
 }
 
-MacLanes declare_mac_lanes(Component& unit, const std::map<std::string, double>& rates) {
-  const TechTable& t = unit.tech();
-  MacLanes lanes;
-  for (const auto& [format, r] : rates) {
-    if (!t.has_mac(format))
-      throw InputError(unit.params().where("rates"), unit.config().path + ".rates",
-                       fmt::format("technology table {} has no MAC row for format '{}'", t.name(), format));
-    const UnitCost mac = t.mac(format);
-    lanes.energy[format] = &unit.energy_event("mac_" + format, mac.energy_j,
-                                              fmt::format("{} multiply-accumulates ({})", format, t.mac_recipe(format)));
-    lanes.lane_mm2 = std::max(lanes.lane_mm2, mac.area_mm2 * std::max(1.0, r));
-    lanes.lane_leakage_w = std::max(lanes.lane_leakage_w, mac.leakage_w * std::max(1.0, r));
-  }
-  return lanes;
+MatrixRun MatrixEngine::run(const MatrixWork& w) {
+  const MatrixRun r = estimate(w);
+  tiles_.add();
+  folds_.add(r.folds);
+  macs_.add(r.macs);
+  busy_cycles_.add(r.cycles);
+  mac_energy_.at(w.format)->add(r.macs);
+  return r;
+}
+
+void MatrixEngine::finalize(const sc_core::sc_time& end) {
+  const double peak = base_lanes_ * static_cast<double>(clock().cycles_in(end.to_seconds()));
+  utilization_.set(peak > 0 ? static_cast<double>(macs_.count()) / peak : 0);
 }
 
 }  // namespace strata

@@ -27,39 +27,47 @@ struct MatrixRun {
   std::uint64_t a_reads = 0, b_reads = 0, c_writes = 0, c_reads = 0;
 };
 
-class MatrixEngine {
+// Base of every matrix unit: the mapper asks estimate() while choosing tiles; a core calls run()
+// once per tile and waits its cycles. The base parses `rates`, declares the `mac_<format>`
+// energy events and counts tiles, folds, MACs and busy cycles; a unit supplies its timing,
+// its alignment and its MAC lanes per cycle at the base rate.
+class MatrixEngine : public Component {
  public:
-  virtual ~MatrixEngine() = default;
+  MatrixEngine(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, double base_lanes);
+
   // Timing of one tile without counting anything (the mapper's tile search).
   virtual MatrixRun estimate(const MatrixWork& w) const = 0;
-  // Runs one tile: counts its MACs, energy and utilisation; the caller waits `cycles`.
-  virtual MatrixRun run(const MatrixWork& w) = 0;
+  // Runs one tile: counts its MACs, energy and folds; the caller waits `cycles`.
+  MatrixRun run(const MatrixWork& w);
   // Tile sizes are chosen in multiples of these (array rows/cols, cube block sizes).
   virtual std::int64_t align_m() const = 0;
   virtual std::int64_t align_n() const = 0;
   virtual std::int64_t align_k() const = 0;
   // MACs per cycle at full utilisation in `format`.
-  virtual double peak_macs_per_cycle(const std::string& format) const = 0;
+  double peak_macs_per_cycle(const std::string& format) const { return base_lanes_ * rate(format); }
   // Throws InputError naming the unit's `rates` key when the unit cannot run `format`.
-  virtual double rate(const std::string& format) const = 0;
-  virtual Component& component() = 0;
+  double rate(const std::string& format) const;
+  void finalize(const sc_core::sc_time& end) override;
+
+ protected:
+  // Area and leakage of one MAC lane: the widest format's lane times its rate (a lane that
+  // packs r products per cycle has r multipliers).
+  double lane_mm2() const { return lane_mm2_; }
+  double lane_leakage_w() const { return lane_leakage_w_; }
+
+ private:
+  double base_lanes_;
+  std::map<std::string, double> rates_;
+  std::map<std::string, EnergyEvent*> mac_energy_;
+  double lane_mm2_ = 0, lane_leakage_w_ = 0;
+  Counter& tiles_;
+  Counter& folds_;
+  Counter& macs_;
+  Counter& busy_cycles_;
+  Scalar& utilization_;
 };
 
 // The `rates` parameter of matrix units: "format=rate" items, e.g. [int8=1, int4=2, fp16=0.5].
 ParamSpec rates_param(const std::string& default_text);
-// Parses it; throws InputError naming the item.
-std::map<std::string, double> parse_rates(const Params& params, const std::string& path);
-// rates.at(format), or InputError naming `path`.rates when absent.
-double rate_of(const std::map<std::string, double>& rates, const std::string& format, const Params& params,
-               const std::string& path);
-
-// The MAC energy events of a unit (`mac.<format>` for every format it runs) and the area and
-// leakage of one MAC lane: the lane of the widest format, times its rate (a lane that packs r
-// products per cycle has r multipliers).
-struct MacLanes {
-  std::map<std::string, EnergyEvent*> energy;
-  double lane_mm2 = 0, lane_leakage_w = 0;
-};
-MacLanes declare_mac_lanes(Component& unit, const std::map<std::string, double>& rates);
 
 }  // namespace strata

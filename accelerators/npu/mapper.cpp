@@ -54,7 +54,6 @@ class Lowering {
       address_.push_back(next);
       next += (std::max<std::uint64_t>(tensor.bytes, 1) + kTensorAlign - 1) / kTensorAlign * kTensorAlign;
     }
-    bw_per_core_ = t.memory_bytes_per_cycle / t.cores;
   }
 
   NpuProgram run() {
@@ -162,7 +161,6 @@ class Lowering {
   const OpGraph& g_;
   const MapperTarget& t_;
   std::vector<std::uint64_t> address_;
-  double bw_per_core_ = 1;
 };
 
 GemmTiling Lowering::emit_gemm(const GemmPart& p, const std::string& format, std::vector<Tile>& out, int sharing) {
@@ -205,7 +203,7 @@ void Lowering::gemm_op(const Operator& op, LoweredOp& l) {
   const std::int64_t batch = op.kind == OpKind::BatchedGemm ? op.dim("batch") : 1;
   const std::int64_t m = gemv ? 1 : op.dim("m"), n = op.dim("n"), k = op.dim("k");
   GemmPart base;
-  base.a = op.inputs[gemv ? 0 : 0];
+  base.a = op.inputs[0];
   base.b = op.inputs[1];
   base.c = op.outputs[0];
   base.k = k;
@@ -466,9 +464,10 @@ void Lowering::data_movement(const Operator& op, LoweredOp& l) {
         st.cols = width;
         tl.steps.push_back(st);
       }
-      DmaDescriptor st = gathered ? block(out, r0, n, 0, width, width, true) : gather(out, n, width).d;
+      // Rows land in order when the output has exactly these rows (embedding, gather), else
+      // they are scattered over it.
+      DmaDescriptor st = out_rows == rows ? block(out, r0, n, 0, width, width, true) : gather(out, n, width).d;
       st.write = true;
-      if (!gathered && out_rows == rows) st = block(out, r0, n, 0, width, width, true);
       tl.stores.push_back(st);
       tl.footprint = static_cast<std::uint64_t>(per_row * static_cast<double>(n));
       l.cores[c].push_back(std::move(tl));

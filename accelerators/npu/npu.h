@@ -35,7 +35,6 @@ class Npu : public Component, public GraphTarget, public NpuSchedule {
   sc_core::sc_event& op_done_event() override { return op_done_event_; }
   void core_finished(int op) override;
 
-  const NpuProgram& program() const { return *program_; }
   void finalize(const sc_core::sc_time& end) override;
 
  private:

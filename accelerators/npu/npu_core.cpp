@@ -129,7 +129,6 @@ void NpuCore::computer() {
     computed_[op] = true;
     if (stores_pending_[op] == 0) schedule_.core_finished(id);
   }
-  finished_ = true;
 }
 
 void NpuCore::release_buffer() {

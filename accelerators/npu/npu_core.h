@@ -40,7 +40,6 @@ class NpuCore : public Component {
   Scratchpad& scratchpad() { return *scratchpad_; }
   DmaEngine& dma() { return *dma_; }
   void run_program(const NpuProgram* program) { program_ = program; }
-  bool finished() const { return finished_; }
 
  private:
   struct InFlight {
@@ -68,7 +67,6 @@ class NpuCore : public Component {
   int free_buffers_;
   std::vector<int> stores_pending_;  // per operator
   std::vector<bool> computed_;       // per operator: every tile computed
-  bool finished_ = false;
   std::uint64_t footprint_in_flight_ = 0;
   sc_core::sc_event buffer_event_, loaded_event_;
   int compute_track_ = 0;

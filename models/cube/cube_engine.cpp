@@ -1,9 +1,5 @@
 #include "models/cube/cube_engine.h"
 
-#include <algorithm>
-
-#include <fmt/format.h>
-
 namespace strata {
 
 KindSpec CubeEngine::spec() {
@@ -25,26 +21,14 @@ KindSpec CubeEngine::spec() {
 }
 
 CubeEngine::CubeEngine(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx)
-    : Component(name, cfg, ctx),
-      tiles_(counter("tiles", "tiles", "tiles run")),
-      macs_(counter("macs", "MACs", "useful multiply-accumulates")),
-      busy_cycles_(counter("busy_cycles", "cycles", "cycles the unit spent on tiles")),
-      utilization_(scalar("utilization", "fraction", "useful MACs over base-rate capacity in the elapsed time")) {
+    : MatrixEngine(name, cfg, ctx,
+                   static_cast<double>(cfg.params.integer("m0") * cfg.params.integer("n0") * cfg.params.integer("k0"))) {
   cube_.m0 = params().integer("m0");
   cube_.n0 = params().integer("n0");
   cube_.k0 = params().integer("k0");
   cube_.pipeline_latency = params().integer("pipeline_latency");
-  rates_ = parse_rates(params(), config().path);
-  const MacLanes lanes = declare_mac_lanes(*this, rates_);
-  mac_energy_ = lanes.energy;
-  const double n_lanes = static_cast<double>(cube_.m0 * cube_.n0 * cube_.k0);
-  add_area("mac_lanes", n_lanes * lanes.lane_mm2, n_lanes * lanes.lane_leakage_w);
-}
-
-double CubeEngine::rate(const std::string& format) const { return rate_of(rates_, format, params(), config().path); }
-
-double CubeEngine::peak_macs_per_cycle(const std::string& format) const {
-  return static_cast<double>(cube_.m0 * cube_.n0 * cube_.k0) * rate(format);
+  const double lanes = static_cast<double>(cube_.m0 * cube_.n0 * cube_.k0);
+  add_area("mac_lanes", lanes * lane_mm2(), lanes * lane_leakage_w());
 }
 
 MatrixRun CubeEngine::estimate(const MatrixWork& w) const {
@@ -58,21 +42,6 @@ MatrixRun CubeEngine::estimate(const MatrixWork& w) const {
   r.b_reads = t.b_reads;
   r.c_writes = t.c_writes;
   return r;
-}
-
-MatrixRun CubeEngine::run(const MatrixWork& w) {
-  const MatrixRun r = estimate(w);
-  tiles_.add();
-  macs_.add(r.macs);
-  busy_cycles_.add(r.cycles);
-  mac_energy_.at(w.format)->add(r.macs);
-  return r;
-}
-
-void CubeEngine::finalize(const sc_core::sc_time& end) {
-  const double peak = static_cast<double>(cube_.m0 * cube_.n0 * cube_.k0) *
-                      static_cast<double>(clock().cycles_in(end.to_seconds()));
-  utilization_.set(peak > 0 ? static_cast<double>(macs_.count()) / peak : 0);
 }
 
 }  // namespace strata

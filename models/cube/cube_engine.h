@@ -3,36 +3,23 @@
 // cube_timing.h. Keys are documented in spec().
 #pragma once
 
-#include <map>
-
 #include "models/cube/cube_timing.h"
 #include "models/matrix_engine.h"
 
 namespace strata {
 
-class CubeEngine : public Component, public MatrixEngine {
+class CubeEngine : public MatrixEngine {
  public:
   static KindSpec spec();
   CubeEngine(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
 
   MatrixRun estimate(const MatrixWork& w) const override;
-  MatrixRun run(const MatrixWork& w) override;
   std::int64_t align_m() const override { return cube_.m0; }
   std::int64_t align_n() const override { return cube_.n0; }
   std::int64_t align_k() const override { return cube_.k0; }
-  double peak_macs_per_cycle(const std::string& format) const override;
-  double rate(const std::string& format) const override;
-  Component& component() override { return *this; }
-  void finalize(const sc_core::sc_time& end) override;
 
  private:
   CubeConfig cube_;
-  std::map<std::string, double> rates_;
-  std::map<std::string, EnergyEvent*> mac_energy_;
-  Counter& tiles_;
-  Counter& macs_;
-  Counter& busy_cycles_;
-  Scalar& utilization_;
 };
 
 }  // namespace strata

@@ -62,21 +62,9 @@ void DmaEngine::submit(const DmaDescriptor& d, std::function<void()> done) {
   work_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
-DmaEngine::Request* DmaEngine::allocate() {
-  if (free_list_.empty()) {
-    pool_.push_back(std::make_unique<Request>(this));
-    free_list_.push_back(pool_.back().get());
-  }
-  Request* r = free_list_.back();
-  free_list_.pop_back();
-  return r;
-}
-
 void DmaEngine::free(tlm::tlm_generic_payload* gp) {
-  auto* r = static_cast<Request*>(gp);
-  r->transfer.reset();
-  gp->reset();
-  free_list_.push_back(r);
+  static_cast<Request*>(gp)->transfer.reset();
+  pool_.recycle(gp);
 }
 
 void DmaEngine::run() {
@@ -102,7 +90,7 @@ void DmaEngine::run() {
       }
       ++t->in_flight;
 
-      Request* r = allocate();
+      Request* r = pool_.allocate();
       r->acquire();
       r->transfer = t;
       r->issued = last_issue_;

@@ -15,6 +15,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "sim/component.h"
+#include "sim/payload_pool.h"
 
 namespace strata {
 
@@ -36,7 +37,6 @@ class DmaEngine : public Component, public tlm::tlm_mm_interface {
   // Queues a transfer; `done` runs (inside the simulation, at the completion time) when its
   // last request has completed. A descriptor of zero bytes completes at once.
   void submit(const DmaDescriptor& d, std::function<void()> done);
-  bool idle() const { return queue_.empty() && outstanding_ == 0; }
   void free(tlm::tlm_generic_payload* gp) override;  // tlm_mm_interface
   void finalize(const sc_core::sc_time& end) override;
 
@@ -55,7 +55,6 @@ class DmaEngine : public Component, public tlm::tlm_mm_interface {
     sc_core::sc_time issued;
   };
   void run();  // SC_THREAD: issues requests
-  Request* allocate();
   void complete(Request& r, const sc_core::sc_time& at);
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay);
 
@@ -70,8 +69,7 @@ class DmaEngine : public Component, public tlm::tlm_mm_interface {
   bool issued_any_ = false;
   std::uint64_t next_id_ = 0;
   int track_ = 0;
-  std::vector<std::unique_ptr<Request>> pool_;
-  std::vector<Request*> free_list_;
+  PayloadPool<Request> pool_{this};
   std::vector<unsigned char> scratch_;  // payload data pointer (timing-only memories ignore it)
 
   Counter& descriptors_;

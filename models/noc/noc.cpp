@@ -75,11 +75,6 @@ Noc::Noc(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
   dont_initialize();
 }
 
-int Noc::hops(int core) const {
-  if (!mesh_) return 1;
-  return core % columns_ + core / columns_ + 1;
-}
-
 std::vector<int> Noc::path(int core, bool to_memory) const {
   std::vector<int> links;
   const int port = to_memory ? 0 : 1;

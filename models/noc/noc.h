@@ -34,8 +34,6 @@ class Noc : public Component {
 
   tlm_utils::multi_passthrough_target_socket<Noc>& target_socket() { return targets_; }
   tlm_utils::simple_initiator_socket<Noc>& initiator_socket() { return initiator_; }
-  // Routers a message from `core` to the memory port crosses.
-  int hops(int core) const;
 
  private:
   struct Link {

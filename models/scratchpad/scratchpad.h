@@ -15,10 +15,7 @@ class Scratchpad : public Component {
   static KindSpec spec();
   Scratchpad(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
 
-  const ScratchpadConfig& layout() const { return layout_; }
   std::uint64_t capacity() const { return layout_.capacity_bytes; }
-  // Cycles on one port to move `bytes` contiguous bytes, without counting.
-  std::uint64_t cycles(std::uint64_t bytes) const { return bytes ? scratchpad_access(layout_, bytes).cycles : 0; }
   // Counts an access of contiguous bytes; returns its cycles on one port.
   std::uint64_t read(std::uint64_t bytes) { return bytes ? count(scratchpad_access(layout_, bytes), false) : 0; }
   std::uint64_t write(std::uint64_t bytes) { return bytes ? count(scratchpad_access(layout_, bytes), true) : 0; }

@@ -1,9 +1,5 @@
 #include "models/systolic/systolic_array.h"
 
-#include <algorithm>
-
-#include <fmt/format.h>
-
 namespace strata {
 
 KindSpec SystolicArray::spec() {
@@ -37,37 +33,20 @@ KindSpec SystolicArray::spec() {
 }
 
 SystolicArray::SystolicArray(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx)
-    : Component(name, cfg, ctx),
-      tiles_(counter("tiles", "tiles", "tiles run")),
-      folds_(counter("folds", "folds", "array-sized folds of the stationary mapping")),
-      macs_(counter("macs", "MACs", "useful multiply-accumulates")),
-      busy_cycles_(counter("busy_cycles", "cycles", "cycles the array spent on tiles")),
-      utilization_(scalar("utilization", "fraction",
-                          "useful MACs over the MACs the array could do at its base rate in the elapsed time")) {
+    : MatrixEngine(name, cfg, ctx, static_cast<double>(cfg.params.integer("rows") * cfg.params.integer("cols"))) {
   array_.rows = params().integer("rows");
   array_.cols = params().integer("cols");
   array_.dataflow = *find_dataflow(params().string("dataflow"));
   array_.mode = params().string("timing") == "real" ? SystolicMode::Real : SystolicMode::ScaleSimCompat;
   array_.double_buffer = params().flag("double_buffer");
   array_.overlap_folds = params().flag("overlap_folds");
-  rates_ = parse_rates(params(), config().path);
-
-  const MacLanes lanes = declare_mac_lanes(*this, rates_);
-  mac_energy_ = lanes.energy;
-  const TechTable& t = tech();
   // A PE is a MAC lane plus its pipeline registers: the moving operand, the stationary operand
   // twice (double buffer) and the partial sum.
-  const UnitCost ff = t.op("ff.bit");
+  const UnitCost ff = tech().op("ff.bit");
   const double reg_bits = 8 + 2 * 8 + 32;
   const double pes = static_cast<double>(array_.rows * array_.cols);
-  add_area("pes", pes * lanes.lane_mm2, pes * lanes.lane_leakage_w);
+  add_area("pes", pes * lane_mm2(), pes * lane_leakage_w());
   add_area("pe_registers", pes * reg_bits * ff.area_mm2, pes * reg_bits * ff.leakage_w);
-}
-
-double SystolicArray::rate(const std::string& format) const { return rate_of(rates_, format, params(), config().path); }
-
-double SystolicArray::peak_macs_per_cycle(const std::string& format) const {
-  return static_cast<double>(array_.rows * array_.cols) * rate(format);
 }
 
 std::int64_t SystolicArray::align_m() const {
@@ -94,22 +73,6 @@ MatrixRun SystolicArray::estimate(const MatrixWork& w) const {
   r.c_writes = t.c_writes;
   r.c_reads = t.c_reads;
   return r;
-}
-
-MatrixRun SystolicArray::run(const MatrixWork& w) {
-  const MatrixRun r = estimate(w);
-  tiles_.add();
-  folds_.add(r.folds);
-  macs_.add(r.macs);
-  busy_cycles_.add(r.cycles);
-  mac_energy_.at(w.format)->add(r.macs);
-  return r;
-}
-
-void SystolicArray::finalize(const sc_core::sc_time& end) {
-  const double cycles = static_cast<double>(clock().cycles_in(end.to_seconds()));
-  const double peak = static_cast<double>(array_.rows * array_.cols) * cycles;
-  utilization_.set(peak > 0 ? static_cast<double>(macs_.count()) / peak : 0);
 }
 
 }  // namespace strata
