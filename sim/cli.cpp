@@ -8,6 +8,9 @@
 #include <iostream>
 
 #include <unistd.h>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -19,8 +22,11 @@
 #include "sim/report.h"
 #include "sim/runner.h"
 #include "sim/sim_context.h"
+#include "sim/sweep/executor.h"
+#include "sim/sweep/sweep_driver.h"
 #include "sim/workload.h"
 #include "sim/text.h"
+#include "sim/units.h"
 
 #ifndef STRATA_VERSION
 #define STRATA_VERSION "unknown"
@@ -44,8 +50,14 @@ std::string format_value(const nlohmann::ordered_json& v) {
 }
 
 int cmd_run(const std::string& experiment, const std::vector<std::string>& sets, const std::string& output,
-            bool timeline, bool progress_on, bool progress_off, bool quiet, const Registry& registry) {
+            bool timeline, bool progress_on, bool progress_off, bool quiet, const std::string& expect_hash,
+            const Registry& registry) {
   const ResolvedExperiment exp = resolve_experiment(experiment, sets, registry);
+  if (!expect_hash.empty() && expect_hash != exp.hash)
+    throw InputError(SourceLoc{experiment}, "",
+                     fmt::format("resolves to config hash {}, not {} (a file it names changed since the sweep was "
+                                 "planned; run the sweep again)",
+                                 exp.hash, expect_hash));
   RunOptions options;
   if (!output.empty()) options.output_dir = output;
   if (timeline) options.timeline = true;
@@ -185,6 +197,30 @@ int cmd_list(const std::string& kind, const Registry& registry) {
   return 0;
 }
 
+ProgressMode progress_mode(bool on, bool off) { return on ? ProgressMode::On : off ? ProgressMode::Off : ProgressMode::Auto; }
+
+// `strata plot KIND DIR [options]`: the plotting scripts (python3 + matplotlib) do the work.
+int cmd_plot(const std::string& kind, const std::vector<std::string>& args) {
+  namespace fs = std::filesystem;
+  const char* env = std::getenv("STRATA_SCRIPTS");
+  const fs::path scripts = env && *env ? fs::path(env) : fs::path(STRATA_SOURCE_DIR) / "scripts";
+  const fs::path script = scripts / fmt::format("plot_{}.py", kind);
+  if (!fs::exists(script))
+    throw InputError(SourceLoc{"strata plot"}, "kind",
+                     fmt::format("no plot '{}' (kinds: pareto, breakdown, roofline, heatmap, line; scripts in {})", kind,
+                                 scripts.string()));
+  // Debian's interpreter has python3-matplotlib; a python3 earlier on PATH may not.
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  std::vector<std::string> argv_s = {python, script.string()};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  ::execvp(argv[0], argv.data());
+  throw std::runtime_error(fmt::format("cannot run {}: {}", python, std::strerror(errno)));
+}
+
 int cmd_report(const std::string& dir, const std::string& format) {
   const EnergyAreaReport r = read_report(dir);
   if (format == "csv") fmt::print("{}", report_csv(r));
@@ -218,6 +254,53 @@ int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hoo
   run->add_flag("--progress", progress_on, "show progress on stderr even when it is not a terminal");
   run->add_flag("--no-progress", progress_off, "never show progress");
   run->add_flag("-q,--quiet", quiet, "print only the result directory");
+  std::string expect_hash;
+  run->add_option("--expect-hash", expect_hash,
+                  "fail (exit 2) unless the experiment resolves to this config hash (used by sweeps)");
+
+  SweepOptions sweep_opts;
+  std::string sweep_file, executor, timeout, submit = "yes";
+  int jobs = 0, retries = -1, max_parallel = -1, points_per_task = -1;
+  CLI::App* sweep = app.add_subcommand("sweep", "run a sweep: every point in its own process, locally or on Slurm");
+  sweep->add_option("sweep", sweep_file, "sweep file (YAML: an experiment plus a sweep: section)")->required();
+  sweep->add_option("-o,--output", sweep_opts.output, "sweep directory (default results/<name>/)");
+  sweep->add_option("--executor", executor, "local (default) or slurm")->check(CLI::IsMember({"local", "slurm"}));
+  sweep->add_option("-j,--jobs", jobs, "local: points at once (default the number of cores)")->check(CLI::Range(1, 4096));
+  sweep->add_flag("--resume", sweep_opts.resume, "also re-run points recorded as failed (finished points are always kept)");
+  sweep->add_flag("--dry-run", sweep_opts.dry_run, "list the points and their config hashes; run nothing");
+  sweep->add_option("--timeout", timeout, "wall-clock limit of one point, e.g. \"10 min\"");
+  sweep->add_option("--retries", retries, "re-runs of a failed point")->check(CLI::Range(0, 100));
+  sweep->add_option("--partition", sweep_opts.slurm.partition, "slurm: partition");
+  sweep->add_option("--time", sweep_opts.slurm.time, "slurm: time limit of one array task (sbatch --time)");
+  sweep->add_option("--mem", sweep_opts.slurm.mem, "slurm: memory of one array task (sbatch --mem)");
+  sweep->add_option("--account", sweep_opts.slurm.account, "slurm: account");
+  sweep->add_option("--sbatch", sweep_opts.slurm.extra, "slurm: a further #SBATCH line, e.g. --sbatch=--qos=short (repeatable)");
+  sweep->add_option("--max-parallel", max_parallel, "slurm: array tasks at once (%M)")->check(CLI::Range(0, 1000000));
+  sweep->add_option("--points-per-task", points_per_task, "slurm: points one array task runs")->check(CLI::Range(1, 100000000));
+  sweep->add_option("--submit", submit, "slurm: yes (default) submits and waits; no only writes the batch script")
+      ->check(CLI::IsMember({"yes", "no"}));
+  bool sweep_progress_on = false, sweep_progress_off = false;
+  sweep->add_flag("--progress", sweep_progress_on, "show progress on stderr even when it is not a terminal");
+  sweep->add_flag("--no-progress", sweep_progress_off, "never show progress");
+
+  std::string collect_dir;
+  CLI::App* collect = app.add_subcommand("collect", "rebuild a sweep's results.csv, results.sqlite and pareto.csv from its points");
+  collect->add_option("dir", collect_dir, "sweep directory")->required();
+
+  std::string task_dir;
+  int task_round = 0, task_index = 0;
+  CLI::App* sweep_task = app.add_subcommand("sweep-task", "run one Slurm array task of a sweep (used by its batch script)");
+  sweep_task->group("");  // internal: not listed in --help
+  sweep_task->add_option("dir", task_dir, "sweep directory")->required();
+  sweep_task->add_option("--round", task_round, "round")->required();
+  sweep_task->add_option("--task", task_index, "array task index")->required();
+
+  std::string plot_kind;
+  std::vector<std::string> plot_args;
+  CLI::App* plot = app.add_subcommand("plot", "paper figures from a sweep: pareto, breakdown, roofline, heatmap, line");
+  plot->add_option("kind", plot_kind, "pareto, breakdown, roofline, heatmap or line")->required();
+  plot->add_option("args", plot_args, "the sweep directory and the plot's options (strata plot KIND --help)");
+  plot->prefix_command();
 
   CLI::App* config = app.add_subcommand("config", "print the resolved configuration and its hash");
   config->add_option("experiment", experiment, "experiment file (YAML)")->required();
@@ -269,7 +352,31 @@ int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hoo
     }
     if (run->parsed() && experiment.empty())
       throw InputError(SourceLoc{"strata run"}, "experiment", "an experiment file (or --scalesim-config and --scalesim-topology) is required");
-    if (run->parsed()) return cmd_run(experiment, sets, output, timeline, progress_on, progress_off, quiet, registry);
+    if (run->parsed())
+      return cmd_run(experiment, sets, output, timeline, progress_on, progress_off, quiet, expect_hash, registry);
+    if (sweep->parsed()) {
+      if (!executor.empty()) sweep_opts.executor = executor;
+      if (sweep->count("--jobs")) sweep_opts.jobs = jobs;
+      if (retries >= 0) sweep_opts.retries = retries;
+      if (max_parallel >= 0) sweep_opts.max_parallel = max_parallel;
+      if (points_per_task >= 0) sweep_opts.points_per_task = points_per_task;
+      if (!timeout.empty()) {
+        try {
+          sweep_opts.timeout_s = parse_quantity(timeout, UnitFamily::Time);
+        } catch (const UnitError& e) {
+          throw InputError(SourceLoc{"strata sweep"}, "--timeout", e.what());
+        }
+      }
+      sweep_opts.submit = submit == "yes";
+      sweep_opts.progress = progress_mode(sweep_progress_on, sweep_progress_off);
+      sweep_opts.interrupt = &g_interrupted;
+      std::signal(SIGINT, on_sigint);
+      std::signal(SIGTERM, on_sigint);
+      return run_sweep(sweep_file, sweep_opts, registry);
+    }
+    if (collect->parsed()) return collect_sweep(collect_dir);
+    if (sweep_task->parsed()) return run_sweep_task(task_dir, task_round, task_index);
+    if (plot->parsed()) return cmd_plot(plot_kind, plot_args);
     if (config->parsed()) return cmd_config(experiment, sets, hash_only, registry);
     if (list->parsed()) return cmd_list(kind, registry);
     if (report->parsed()) return cmd_report(report_dir, report_format);

@@ -1,11 +1,14 @@
 // The `strata` command line. Subcommands:
 //   strata run EXPERIMENT.yaml [-o DIR] [--set key=value ...] [--timeline] [--progress|--no-progress] [-q]
 //   strata run --scalesim-config FILE.cfg --scalesim-topology FILE.csv [-o DIR]  (SCALE-Sim's files)
+//   strata sweep SWEEP.yaml [-o DIR] [--executor local|slurm] [--jobs N] [--resume] [--dry-run] ...
+//   strata collect DIR
+//   strata plot KIND DIR [options]
 //   strata config EXPERIMENT.yaml [--set key=value ...] [--hash]
 //   strata list [KIND]
 //   strata --version
 // Exit codes: 0 success, 1 internal error, 2 bad input (one line naming file, line and key),
-// 130 interrupted (SIGINT).
+// 3 a sweep finished with failed points, 130 interrupted (SIGINT).
 #pragma once
 
 #include <functional>

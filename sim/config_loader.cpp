@@ -1,6 +1,7 @@
 #include "sim/config_loader.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -102,14 +103,17 @@ void apply_override(ConfigNode& root, const std::string& assignment) {
   if (eq == std::string::npos || eq == 0)
     throw InputError(SourceLoc{origin}, "", "expected key.path=value");
   const std::string key_path(trim(std::string_view(assignment).substr(0, eq)));
-  const std::vector<std::string> keys = split(key_path, '.');
-  for (const auto& k : keys)
-    if (k.empty()) throw InputError(SourceLoc{origin}, key_path, "empty component in key path");
   ConfigNode value = ConfigNode::parse(assignment.substr(eq + 1), origin);
   value.relocate(SourceLoc{origin});
   if (value.is_null() && trim(std::string_view(assignment).substr(eq + 1)).empty())
     throw InputError(SourceLoc{origin}, key_path, "missing value after '='");
+  set_config_path(root, key_path, std::move(value), SourceLoc{origin});
+}
 
+void set_config_path(ConfigNode& root, const std::string& key_path, ConfigNode value, const SourceLoc& origin) {
+  const std::vector<std::string> keys = split(key_path, '.');
+  for (const auto& k : keys)
+    if (k.empty()) throw InputError(origin, key_path, "empty component in key path");
   ConfigNode* node = &root;
   std::string walked;
   for (size_t i = 0; i < keys.size(); ++i) {
@@ -121,10 +125,10 @@ void apply_override(ConfigNode& root, const std::string& assignment) {
       try {
         index = std::stoul(k);
       } catch (const std::exception&) {
-        throw InputError(SourceLoc{origin}, walked, "is a list; expected a numeric index");
+        throw InputError(origin, walked, "is a list; expected a numeric index");
       }
       if (index >= node->items().size())
-        throw InputError(SourceLoc{origin}, walked, fmt::format("index out of range (the list has {} items)", node->items().size()));
+        throw InputError(origin, walked, fmt::format("index out of range (the list has {} items)", node->items().size()));
       if (last) {
         node->items()[index] = std::move(value);
         return;
@@ -133,16 +137,34 @@ void apply_override(ConfigNode& root, const std::string& assignment) {
       continue;
     }
     if (!node->is_map() && !node->is_null())
-      throw InputError(SourceLoc{origin}, walked, fmt::format("cannot set a key inside {}", node->type_name()));
+      throw InputError(origin, walked, fmt::format("cannot set a key inside {}", node->type_name()));
     if (last) {
-      value.set_key_loc(SourceLoc{origin});
+      value.set_key_loc(origin);
       node->set(k, std::move(value));
       return;
     }
     ConfigNode* next = node->find(k);
-    if (!next) next = &node->set(k, ConfigNode::map(SourceLoc{origin}));
+    if (!next) next = &node->set(k, ConfigNode::map(origin));
     node = next;
   }
+}
+
+const ConfigNode* find_config_path(const ConfigNode& root, const std::string& key_path) {
+  const ConfigNode* node = &root;
+  for (const auto& k : split(key_path, '.')) {
+    if (node->is_map()) {
+      node = node->find(k);
+    } else if (node->is_sequence()) {
+      char* end = nullptr;
+      const unsigned long index = std::strtoul(k.c_str(), &end, 10);
+      if (k.empty() || *end != '\0' || index >= node->items().size()) return nullptr;
+      node = &node->items()[index];
+    } else {
+      return nullptr;
+    }
+    if (!node) return nullptr;
+  }
+  return node;
 }
 
 }  // namespace strata

@@ -23,4 +23,11 @@ ConfigNode resolve_extends(ConfigNode node, const std::string& file);
 // component indexes into a list.
 void apply_override(ConfigNode& root, const std::string& assignment);
 
+// Sets `value` at a dotted key path (as apply_override does, replacing what was there);
+// `origin` locates errors.
+void set_config_path(ConfigNode& root, const std::string& key_path, ConfigNode value, const SourceLoc& origin);
+
+// The node at a dotted key path, or nullptr.
+const ConfigNode* find_config_path(const ConfigNode& root, const std::string& key_path);
+
 }  // namespace strata

@@ -63,15 +63,20 @@ const KindSpec& experiment_spec() {
 
 ResolvedExperiment resolve_experiment(const std::string& path, const std::vector<std::string>& overrides,
                                       const Registry& registry) {
-  ResolvedExperiment r;
-  r.source = path;
-  r.config = load_config(path);
-  if (!r.config.is_map())
-    throw InputError(r.config.loc().line ? r.config.loc() : SourceLoc{path}, "",
+  ConfigNode config = load_config(path);
+  if (!config.is_map())
+    throw InputError(config.loc().line ? config.loc() : SourceLoc{path}, "",
                      "an experiment file must hold a mapping (name, hardware, workload, ...)");
-  for (const auto& o : overrides) apply_override(r.config, o);
+  for (const auto& o : overrides) apply_override(config, o);
+  return resolve_experiment_config(std::move(config), path, registry);
+}
+
+ResolvedExperiment resolve_experiment_config(ConfigNode config, const std::string& source, const Registry& registry) {
+  ResolvedExperiment r;
+  r.source = source;
+  r.config = std::move(config);
   if (!r.config.find("name")) {
-    r.config.set("name", ConfigNode::scalar(std::filesystem::path(path).stem().string(), SourceLoc{path}));
+    r.config.set("name", ConfigNode::scalar(std::filesystem::path(source).stem().string(), SourceLoc{source}));
   }
   r.root = validate(r.config, experiment_spec(), "", registry);
   r.name = r.root.params.string("name");

@@ -36,4 +36,7 @@ struct ResolvedExperiment {
 ResolvedExperiment resolve_experiment(const std::string& path, const std::vector<std::string>& overrides,
                                       const Registry& registry);
 
+// The same for a loaded tree (extends resolved, overrides applied); `source` names it.
+ResolvedExperiment resolve_experiment_config(ConfigNode config, const std::string& source, const Registry& registry);
+
 }  // namespace strata

@@ -1,0 +1,38 @@
+// Expanding a sweep into its points: the axes' combinations (grid, zip, random, Latin
+// hypercube), the constraints, and each point resolved and validated like `strata run` would,
+// so that a bad combination is reported before any point runs. A point's identity is its config
+// hash; points that resolve to the same configuration run once.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/sweep/sweep_spec.h"
+
+namespace strata {
+
+class Registry;
+
+struct SweepPoint {
+  int index = 0;                    // in the plan, from 0
+  std::vector<std::string> labels;  // one per axis, as results show them
+  std::string fidelity = "cycle";   // cycle, or analytic for a two-stage screen
+  std::string hash;                 // config hash (32 hex digits)
+  std::string yaml;                 // the point as an experiment file (files named absolutely)
+  std::string dir() const { return hash.substr(0, 16); }  // relative to the sweep directory
+};
+
+struct Expansion {
+  std::vector<SweepPoint> points;
+  int dropped = 0;     // combinations the constraints removed
+  int duplicates = 0;  // combinations that resolved to an earlier point's configuration
+};
+
+// The points of the sweep, at the given fidelity ("" leaves sim.fidelity as the experiment
+// sets it). Throws InputError for a bad axis value or constraint.
+Expansion expand_sweep(const SweepSpec& spec, const Registry& registry, const std::string& fidelity = "");
+
+// The same points again at another fidelity (the second stage of a two-stage sweep).
+SweepPoint refidelity(const SweepSpec& spec, const SweepPoint& point, const Registry& registry, const std::string& fidelity);
+
+}  // namespace strata

@@ -1,0 +1,123 @@
+#include "sim/sweep/sweep_plan.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "sim/results_writer.h"
+
+namespace fs = std::filesystem;
+
+namespace strata {
+
+SweepPlan make_plan(const SweepSpec& spec) {
+  SweepPlan p;
+  p.name = spec.name;
+  p.source = fs::absolute(spec.file).lexically_normal().string();
+  for (const Axis& a : spec.axes) {
+    p.axes.push_back(a.column);
+    p.axis_keys.push_back(a.key);
+  }
+  p.objectives = spec.objectives;
+  for (const auto& o : spec.outputs) p.outputs.emplace_back(o.name, o.expr.text());
+  p.timeout_s = spec.timeout_s;
+  p.retries = spec.retries;
+  p.two_stage = spec.two_stage();
+  return p;
+}
+
+void add_points(SweepPlan& plan, const std::vector<SweepPoint>& points, int stage) {
+  for (const SweepPoint& s : points) plan.points.push_back(PlanEntry{s.index, stage, s.fidelity, s.hash, s.labels});
+}
+
+void write_point_files(const std::string& dir, const std::vector<SweepPoint>& points) {
+  for (const SweepPoint& s : points) {
+    const fs::path d = fs::path(dir) / s.dir();
+    fs::create_directories(d);
+    const fs::path yaml = d / "point.yaml";
+    std::ifstream in(yaml);
+    std::stringstream old;
+    old << in.rdbuf();
+    if (!in || old.str() != s.yaml) write_file_atomic(yaml.string(), s.yaml);
+  }
+}
+
+void write_plan(const std::string& dir, const SweepPlan& plan) {
+  nlohmann::ordered_json meta;
+  meta["name"] = plan.name;
+  meta["source"] = plan.source;
+  meta["axes"] = plan.axes;
+  meta["axis_keys"] = plan.axis_keys;
+  meta["objectives"] = nlohmann::ordered_json::array();
+  for (const Objective& o : plan.objectives)
+    meta["objectives"].push_back({{"key", o.key}, {"sense", o.minimize ? "min" : "max"}});
+  meta["outputs"] = nlohmann::ordered_json::array();
+  meta["output_expressions"] = nlohmann::ordered_json::object();
+  for (const auto& [name, expr] : plan.outputs) {
+    meta["outputs"].push_back(name);
+    meta["output_expressions"][name] = expr;
+  }
+  meta["timeout_s"] = plan.timeout_s;
+  meta["retries"] = plan.retries;
+  meta["two_stage"] = plan.two_stage;
+  meta["points"] = plan.points.size();
+  nlohmann::ordered_json pts = nlohmann::ordered_json::array();
+  for (const PlanEntry& e : plan.points) {
+    nlohmann::ordered_json j;
+    j["point"] = e.point;
+    j["stage"] = e.stage;
+    j["fidelity"] = e.fidelity;
+    j["hash"] = e.hash;
+    j["path"] = e.path();
+    j["axes"] = nlohmann::ordered_json::object();
+    for (size_t a = 0; a < plan.axes.size(); ++a) j["axes"][plan.axes[a]] = e.labels[a];
+    pts.push_back(j);
+  }
+  write_file_atomic((fs::path(dir) / "points.json").string(), pts.dump(1) + "\n");
+  write_file_atomic((fs::path(dir) / "sweep.json").string(), meta.dump(2) + "\n");
+}
+
+SweepPlan read_plan(const std::string& dir) {
+  const fs::path meta_path = fs::path(dir) / "sweep.json";
+  const fs::path points_path = fs::path(dir) / "points.json";
+  if (!fs::exists(meta_path) || !fs::exists(points_path))
+    throw InputError(SourceLoc{dir}, "", "not a sweep directory (no sweep.json and points.json)");
+  auto parse = [](const fs::path& p) {
+    std::ifstream in(p);
+    try {
+      return nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(SourceLoc{p.string()}, "", fmt::format("not valid JSON: {}", e.what()));
+    }
+  };
+  const nlohmann::json meta = parse(meta_path);
+  const nlohmann::json pts = parse(points_path);
+  SweepPlan p;
+  try {
+    p.name = meta.at("name");
+    p.source = meta.at("source");
+    p.axes = meta.at("axes").get<std::vector<std::string>>();
+    p.axis_keys = meta.at("axis_keys").get<std::vector<std::string>>();
+    for (const auto& o : meta.at("objectives")) p.objectives.push_back(Objective{o.at("key"), o.at("sense") == "min"});
+    for (const auto& name : meta.at("outputs")) p.outputs.emplace_back(name, meta.at("output_expressions").at(name.get<std::string>()));
+    p.timeout_s = meta.at("timeout_s");
+    p.retries = meta.at("retries");
+    p.two_stage = meta.at("two_stage");
+    for (const auto& j : pts) {
+      PlanEntry e;
+      e.point = j.at("point");
+      e.stage = j.at("stage");
+      e.fidelity = j.at("fidelity");
+      e.hash = j.at("hash");
+      for (const auto& a : p.axes) e.labels.push_back(j.at("axes").at(a));
+      p.points.push_back(std::move(e));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(SourceLoc{dir}, "", fmt::format("sweep.json or points.json is damaged: {}", e.what()));
+  }
+  return p;
+}
+
+}  // namespace strata
