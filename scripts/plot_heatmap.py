@@ -74,7 +74,10 @@ def main():
             ax.text(i + 0.5, j + 0.5, pc.fmt_value(grid[j, i]), ha="center", va="center", fontsize=7,
                     color="white" if dark else "black")
     ax.set_xticks(np.arange(len(xa.order)) + 0.5)
-    ax.set_xticklabels([xa.tick(v) for v in xa.order])
+    xticks = [xa.tick(v) for v in xa.order]
+    # Long labels (preset names) would run into each other side by side.
+    long_labels = sum(len(t) for t in xticks) > 6 * len(xticks)
+    ax.set_xticklabels(xticks, rotation=30 if long_labels else 0, ha="right" if long_labels else "center")
     ax.set_yticks(np.arange(len(ya.order)) + 0.5)
     ax.set_yticklabels([ya.tick(v) for v in ya.order])
     ax.set_xlabel(xa.label())

@@ -264,6 +264,7 @@ int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hoo
   CLI::App* sweep = app.add_subcommand("sweep", "run a sweep: every point in its own process, locally or on Slurm");
   sweep->add_option("sweep", sweep_file, "sweep file (YAML: an experiment plus a sweep: section)")->required();
   sweep->add_option("-o,--output", sweep_opts.output, "sweep directory (default results/<name>/)");
+  sweep->add_option("--set", sweep_opts.sets, "override a key of the swept experiment, before the axes apply (repeatable)");
   sweep->add_option("--executor", executor, "local (default) or slurm")->check(CLI::IsMember({"local", "slurm"}));
   sweep->add_option("-j,--jobs", jobs, "local: points at once (default the number of cores)")->check(CLI::Range(1, 4096));
   sweep->add_flag("--resume", sweep_opts.resume, "also re-run points recorded as failed (finished points are always kept)");
@@ -296,11 +297,12 @@ int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hoo
   sweep_task->add_option("--task", task_index, "array task index")->required();
 
   std::string plot_kind;
-  std::vector<std::string> plot_args;
   CLI::App* plot = app.add_subcommand("plot", "paper figures from a sweep: pareto, breakdown, roofline, heatmap, line");
   plot->add_option("kind", plot_kind, "pareto, breakdown, roofline, heatmap or line")->required();
-  plot->add_option("args", plot_args, "the sweep directory and the plot's options (strata plot KIND --help)");
+  // Everything after KIND (the sweep directory and the plot's options, `strata plot KIND --help`)
+  // goes to the script untouched.
   plot->prefix_command();
+  plot->set_help_flag();  // so that `strata plot KIND --help` reaches the script
 
   CLI::App* config = app.add_subcommand("config", "print the resolved configuration and its hash");
   config->add_option("experiment", experiment, "experiment file (YAML)")->required();
@@ -376,7 +378,7 @@ int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hoo
     }
     if (collect->parsed()) return collect_sweep(collect_dir);
     if (sweep_task->parsed()) return run_sweep_task(task_dir, task_round, task_index);
-    if (plot->parsed()) return cmd_plot(plot_kind, plot_args);
+    if (plot->parsed()) return cmd_plot(plot_kind, plot->remaining());
     if (config->parsed()) return cmd_config(experiment, sets, hash_only, registry);
     if (list->parsed()) return cmd_list(kind, registry);
     if (report->parsed()) return cmd_report(report_dir, report_format);

@@ -139,7 +139,7 @@ void print_collect(const std::string& dir, const CollectResult& r, bool two_stag
 }  // namespace
 
 int run_sweep(const std::string& file, const SweepOptions& opts, const Registry& registry) {
-  SweepSpec spec = load_sweep(file);
+  SweepSpec spec = load_sweep(file, opts.sets);
   if (opts.executor) spec.executor = *opts.executor;
   if (opts.jobs) spec.jobs = *opts.jobs;
   if (opts.retries) spec.retries = *opts.retries;

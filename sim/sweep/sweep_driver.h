@@ -8,6 +8,7 @@
 #include <atomic>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/progress.h"
 #include "sim/sweep/sweep_spec.h"
@@ -20,6 +21,7 @@ inline constexpr int kExitPointsFailed = 3;
 
 struct SweepOptions {
   std::string output;  // default results/<name>/
+  std::vector<std::string> sets;  // --set key=value on the experiment, before the axes
   std::optional<std::string> executor;
   std::optional<int> jobs, retries;
   std::optional<double> timeout_s;

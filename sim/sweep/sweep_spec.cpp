@@ -173,7 +173,7 @@ void parse_slurm(const ConfigNode& n, SlurmOptions& s) {
 
 }  // namespace
 
-SweepSpec load_sweep(const std::string& path) {
+SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& overrides) {
   SweepSpec s;
   s.file = path;
   s.experiment = load_config(path);
@@ -182,6 +182,7 @@ SweepSpec load_sweep(const std::string& path) {
   if (!found) throw InputError(SourceLoc{path}, "sweep", "missing: a sweep file needs a sweep: section with axes");
   const ConfigNode sweep = *found;
   s.experiment.erase("sweep");
+  for (const auto& o : overrides) apply_override(s.experiment, o);
   if (!sweep.is_map()) fail(sweep, "sweep", "expected a mapping (axes, method, objectives, ...)");
   const ConfigNode* name = s.experiment.find("name");
   s.name = name && name->is_scalar() ? name->value() : std::filesystem::path(path).stem().string();

@@ -110,7 +110,8 @@ struct SweepSpec {
   SlurmOptions slurm;
 };
 
-// Loads and checks a sweep file; throws InputError (file, line, key) for anything wrong.
-SweepSpec load_sweep(const std::string& path);
+// Loads and checks a sweep file; `overrides` ("key=value", as `strata run --set`) change the
+// experiment before the axes apply. Throws InputError (file, line, key) for anything wrong.
+SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& overrides = {});
 
 }  // namespace strata
