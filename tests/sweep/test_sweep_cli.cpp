@@ -262,3 +262,34 @@ TEST(SweepCli, RandomSampleIsReproducibleFromItsSeed) {
 
 }  // namespace
 }  // namespace strata
+
+namespace strata {
+namespace {
+
+TEST(SweepCli, TwoStageScreensAnalyticallyThenRunsTheBestAtCycleLevel) {
+  TempDir dir;
+  ::setenv("STRATA_EXECUTABLE", STRATA_BINARY, 1);
+  const std::string out = dir.file("out");
+  const auto r = run_strata("sweep " + source_path("configs/sweeps/npu-array-quant.yaml") +
+                            " --set workload.prompt_len=16 --set workload.model.layers=1 --jobs 2 -o " + out);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_CONTAINS(r.out, "screened points go on to cycle level");
+  EXPECT_CONTAINS(r.out, "Kendall tau");
+  const auto rows = csv_rows(out + "/results.csv");
+  int analytic = 0, cycle = 0;
+  for (const auto& row : rows) (row.at("fidelity") == "analytic" ? analytic : cycle)++;
+  EXPECT_EQ(analytic, 12);
+  EXPECT_GE(cycle, 4);  // the top 4 by latency, and the analytic front
+  EXPECT_LT(cycle, 12);
+  for (const auto& row : csv_rows(out + "/pareto.csv")) EXPECT_EQ(row.at("fidelity"), "cycle");
+  // ranking.csv: one row per cycle-level point and objective, ranks 1..n.
+  const auto ranking = csv_rows(out + "/ranking.csv");
+  EXPECT_EQ(static_cast<int>(ranking.size()), cycle * 3);
+  for (const auto& row : ranking) {
+    EXPECT_GE(std::stoi(row.at("analytic_rank")), 1);
+    EXPECT_LE(std::stoi(row.at("cycle_rank")), cycle);
+  }
+}
+
+}  // namespace
+}  // namespace strata
