@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "memory/trace/memory_trace_reader.h"
+#include "memory/trace/synthetic_analytic.h"
 #include "memory/trace/synthetic_requests.h"
 #include "sim/ports.h"
 
@@ -17,15 +18,15 @@ void RequestPlayerWorkload::add_player_params(KindSpec& s) {
 }
 
 void RequestPlayerWorkload::bind(Component& hardware) {
-  auto* target = dynamic_cast<MemoryTarget*>(&hardware);
-  if (!target) {
+  target_ = dynamic_cast<MemoryTarget*>(&hardware);
+  if (!target_) {
     throw InputError(cfg_.loc, "workload.kind",
                      fmt::format("{} needs hardware that accepts memory requests ({}); hardware kind '{}' does not",
                                  cfg_.spec->name, kMemoryTargetRole, hardware.config().spec->name));
   }
   player_ = std::make_unique<TracePlayer>("workload", cfg_, ctx_, make_source(),
                                           static_cast<size_t>(cfg_.params.integer("max_outstanding")));
-  player_->initiator_socket().bind(target->target_socket());
+  player_->initiator_socket().bind(target_->target_socket());
 
   ctx_.report("latency_s", "workload.completion_time");
   ctx_.report("requests", "workload.latency", "count");
@@ -85,7 +86,22 @@ KindSpec MemorySyntheticWorkload::spec() {
   return s;
 }
 
+double MemorySyntheticWorkload::evaluate_analytic() {
+  const SyntheticAnalytic a = evaluate_synthetic(config(), static_cast<std::uint64_t>(cfg_.params.integer("max_outstanding")),
+                                                 *target_);
+  player_->account_analytic(a.reads, a.writes, a.bytes, a.latency_s, a.outstanding, a.end_s);
+  return a.end_s;
+}
+
 std::unique_ptr<RequestSource> MemorySyntheticWorkload::make_source() {
+  try {
+    return std::make_unique<SyntheticRequests>(config());
+  } catch (const std::invalid_argument& e) {
+    throw InputError(cfg_.loc, cfg_.path, e.what());
+  }
+}
+
+SyntheticRequestsConfig MemorySyntheticWorkload::config() const {
   const Params& p = cfg_.params;
   SyntheticRequestsConfig c;
   c.pattern = parse_synthetic_pattern(p.string("pattern"));
@@ -99,11 +115,7 @@ std::unique_ptr<RequestSource> MemorySyntheticWorkload::make_source() {
   c.clock_hz = p.quantity("clock");
   // The run's seed, mixed with the stream name so other random streams stay independent.
   c.seed = ctx_.rng("workload.requests")();
-  try {
-    return std::make_unique<SyntheticRequests>(c);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(cfg_.loc, cfg_.path, e.what());
-  }
+  return c;
 }
 
 }  // namespace strata

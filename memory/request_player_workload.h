@@ -9,7 +9,10 @@
 #include <memory>
 
 #include "memory/trace/request_source.h"
+#include "memory/trace/synthetic_requests.h"
 #include "memory/trace_player.h"
+#include "sim/analytic.h"
+#include "sim/ports.h"
 #include "sim/workload.h"
 
 namespace strata {
@@ -27,8 +30,7 @@ class RequestPlayerWorkload : public Workload {
   virtual std::unique_ptr<RequestSource> make_source() = 0;
   const ValidatedNode& cfg_;
   SimContext& ctx_;
-
- private:
+  MemoryTarget* target_ = nullptr;
   std::unique_ptr<TracePlayer> player_;
 };
 
@@ -41,13 +43,18 @@ class MemoryTraceWorkload : public RequestPlayerWorkload {
   std::unique_ptr<RequestSource> make_source() override;
 };
 
-class MemorySyntheticWorkload : public RequestPlayerWorkload {
+// Under `sim.fidelity: analytic` the synthetic patterns are evaluated in closed form
+// (synthetic_analytic.h) against the memory's analytic figures; a trace is not (its timing
+// depends on every address and arrival time in it).
+class MemorySyntheticWorkload : public RequestPlayerWorkload, public AnalyticModel {
  public:
   static KindSpec spec();
   using RequestPlayerWorkload::RequestPlayerWorkload;
+  double evaluate_analytic() override;
 
  private:
   std::unique_ptr<RequestSource> make_source() override;
+  SyntheticRequestsConfig config() const;
 };
 
 }  // namespace strata

@@ -163,6 +163,15 @@ void SimpleMemory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& d
 
 unsigned SimpleMemory::transport_dbg(tlm::tlm_generic_payload&) { return 0; }
 
+void SimpleMemory::account_analytic(const AnalyticTransfer& t) {
+  // What schedule() counts per request, for all of t's requests at once.
+  (t.write ? writes_ : reads_).add(t.requests);
+  bytes_.add(t.bytes());
+  bit_energy_.add(8 * t.bytes());
+  busy_s_ += static_cast<double>(t.bytes()) * seconds_per_byte_;
+  bandwidth_series_.add_spread(t.start_s, t.end_s, static_cast<double>(t.bytes()));
+}
+
 void SimpleMemory::finalize(const sc_core::sc_time& end) {
   const double t = end.to_seconds();
   occupancy_.finish(t);

@@ -24,6 +24,13 @@ class SimpleMemory : public Component, public MemoryTarget {
   SimpleMemory(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
   tlm::tlm_target_socket<>& target_socket() override { return socket_; }
   double peak_bandwidth() const override { return 1.0 / seconds_per_byte_; }
+  // Analytic fidelity: the one data channel sustains its bandwidth exactly; a request waits
+  // `latency` before its data.
+  double sustained_bandwidth() const override { return peak_bandwidth(); }
+  double unloaded_latency(bool) const override { return latency_.to_seconds(); }
+  double bandwidth_share(const AnalyticTransfer&) override { return 1; }  // one channel
+  std::uint64_t queue_requests(std::uint64_t) const override { return queue_depth_; }
+  void account_analytic(const AnalyticTransfer& t) override;
   void finalize(const sc_core::sc_time& end) override;
 
  private:

@@ -25,6 +25,12 @@ class TracePlayer : public Component, public tlm::tlm_mm_interface {
   void finalize(const sc_core::sc_time& end) override;
   void free(tlm::tlm_generic_payload* gp) override;  // tlm_mm_interface
 
+  // Analytic fidelity (sim/analytic.h): records `reads` and `writes` requests moving `bytes`
+  // evenly over [0, end_s), each answered after `latency_s` (one value for every request),
+  // with `outstanding` requests in flight on average, and the run as finished at `end_s`.
+  void account_analytic(std::uint64_t reads, std::uint64_t writes, std::uint64_t bytes, double latency_s,
+                        double outstanding, double end_s);
+
  private:
   // Our payloads carry their issue time; the target hands back the same object.
   struct Request : tlm::tlm_generic_payload {

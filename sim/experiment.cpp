@@ -28,6 +28,14 @@ const KindSpec& sim_section_spec() {
               .def("1000000")
               .range("1", "1000000000")
               .no_effect_on_results());
+    s.add(param::choice("fidelity", {"cycle", "analytic"},
+                        "cycle: simulate the design in SystemC; analytic: evaluate the same components and "
+                        "mapping in closed form (tile and roofline formulas, no simulation: tens of milliseconds "
+                        "per point, for screening sweeps; within the bounds docs/npu.md states of cycle level). "
+                        "Analytic runs report the same keys, with peak power = average power and latency "
+                        "distributions estimated or empty; max_time does not apply. Kinds without a closed form "
+                        "(a memory driven by a trace) are an error")
+              .def("cycle"));
     s.add(param::boolean("check_protocol",
                          "verify every DRAM command against the standard's timing and state rules; the run stops "
                          "at the first violation")

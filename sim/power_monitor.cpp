@@ -48,4 +48,12 @@ void PowerMonitor::finish(const sc_core::sc_time& end) {
   peak_.set(peak_w_);
 }
 
+void PowerMonitor::finish_average(const sc_core::sc_time& end) {
+  const double seconds = end.to_seconds();
+  const double energy = dynamic_energy() + static_w_ * seconds;
+  series_.add_spread(0, seconds, energy);
+  series_.finish(seconds);
+  peak_.set(seconds > 0 ? energy / seconds : 0);
+}
+
 }  // namespace strata

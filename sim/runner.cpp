@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 #include <systemc>
 
+#include "sim/analytic.h"
 #include "sim/component.h"
+#include "sim/ports.h"
 #include "sim/power_monitor.h"
 #include "sim/registry.h"
 #include "sim/results_writer.h"
@@ -43,12 +45,13 @@ class OutputGuard {
 };
 
 nlohmann::ordered_json build_summary(const ResolvedExperiment& exp, const SimContext& ctx, const std::string& status,
-                                     double wall_s) {
+                                     const std::string& fidelity, double wall_s) {
   const StatsRegistry& stats = ctx.stats();
   nlohmann::ordered_json s;
   s["experiment"] = exp.name;
   s["config_hash"] = exp.hash;
   s["status"] = status;
+  s["fidelity"] = fidelity;
   s["simulated_time_s"] = stats.at("totals.simulated_time").value();
   s["wall_time_s"] = wall_s;
   s["energy_j"] = stats.at("totals.energy").value();
@@ -87,6 +90,42 @@ void advance(const sc_core::sc_time& until, const sc_core::sc_time& limit, Power
   }
 }
 
+// Runs the kernel until the workload finishes, the time limit, a failure or an interrupt, in
+// chunks of simulated time so progress can be shown and interrupts honoured; the chunk adapts
+// to about 0.1 s of wall time. Starvation ends a chunk early without advancing time, so the
+// run ends at the time of its last event. Returns the status ("complete" or "time_limit").
+std::string simulate(const Params& sim, const Workload& workload, PowerMonitor& power, const SimContext& ctx,
+                     const RunOptions& options, bool& interrupted) {
+  ProgressReporter progress(options.progress.value_or(parse_progress_mode(sim.string("progress"))));
+  const double max_time = sim.quantity("max_time");
+  const sc_core::sc_time limit =
+      max_time > 0 ? sc_core::sc_time(max_time, sc_core::SC_SEC) : sc_core::sc_max_time();
+  sc_core::sc_time chunk(1, sc_core::SC_US);
+  std::string status = "complete";
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);  // initialization: processes become runnable
+  while (true) {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    if (now >= limit) {
+      status = "time_limit";
+      break;
+    }
+    const sc_core::sc_time step = (limit - now) < chunk ? (limit - now) : chunk;
+    const auto t0 = std::chrono::steady_clock::now();
+    advance(now + step, limit, power, ctx);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (wall < 0.05 && chunk < sc_core::sc_time(1, sc_core::SC_SEC)) chunk = chunk * 2;
+    else if (wall > 0.2 && chunk > sc_core::sc_time(1, sc_core::SC_NS)) chunk = chunk / 2;
+    progress.update(sc_core::sc_time_stamp().to_seconds(), workload.progress());
+    if (ctx.failure() || workload.finished() || !sc_core::sc_pending_activity()) break;
+    if (options.interrupt && options.interrupt->load()) {
+      interrupted = true;
+      break;
+    }
+  }
+  progress.finish();
+  return status;
+}
+
 }  // namespace
 
 std::string default_result_dir(const ResolvedExperiment& exp) {
@@ -112,43 +151,38 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
     ctx.timeline().open(temporary_path(timeline_path), static_cast<std::uint64_t>(sim.integer("timeline_max_events")));
   }
 
-  // Elaboration: the hardware tree, then the workload's drivers bound to it.
+  // Elaboration: the hardware tree, then the workload's drivers bound to it. An analytic run
+  // elaborates the same design (its parameters, areas and energy events) and never starts the
+  // kernel: the modules' processes are created but not run.
+  const bool analytic = sim.string("fidelity") == "analytic";
+  ctx.set_analytic(analytic);
   std::unique_ptr<Component> hardware = registry.make_component("hardware", exp.root.child("hardware"), ctx);
   std::unique_ptr<Workload> workload = registry.make_workload(exp.root.child("workload"), ctx);
   workload->bind(*hardware);
   PowerMonitor power(ctx.components(), ctx.stats_window_s(), ctx.stats());
 
-  // Simulate in chunks of simulated time so progress can be shown and interrupts honoured;
-  // the chunk adapts to about 0.1 s of wall time. Starvation ends a chunk early without
-  // advancing time, so the end time is the time of the last event.
-  ProgressReporter progress(options.progress.value_or(parse_progress_mode(sim.string("progress"))));
-  const double max_time = sim.quantity("max_time");
-  const sc_core::sc_time limit =
-      max_time > 0 ? sc_core::sc_time(max_time, sc_core::SC_SEC) : sc_core::sc_max_time();
-  sc_core::sc_time chunk(1, sc_core::SC_US);
   std::string status = "complete";
+  sc_core::sc_time end;
   const auto wall_start = std::chrono::steady_clock::now();
-  sc_core::sc_start(sc_core::SC_ZERO_TIME);  // initialization: processes become runnable
-  while (true) {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    if (now >= limit) {
-      status = "time_limit";
-      break;
+  if (analytic) {
+    // The workload's own drivers evaluate it where they can (synthetic memory requests), else
+    // the design does (an NPU its mapped program).
+    auto* model = dynamic_cast<AnalyticModel*>(workload.get());
+    if (!model) model = dynamic_cast<AnalyticModel*>(hardware.get());
+    if (!model) {
+      // A memory has analytic figures, but not for every driver (a trace is only known by replaying it).
+      const std::string driver = dynamic_cast<MemoryTarget*>(hardware.get())
+                                     ? fmt::format(" for workload kind '{}'", exp.root.child("workload").spec->name)
+                                     : "";
+      throw InputError(sim.where("fidelity"), "sim.fidelity",
+                       fmt::format("component kind '{}' has no analytic model{}; use sim.fidelity: cycle",
+                                   hardware->config().spec->name, driver));
     }
-    const sc_core::sc_time step = (limit - now) < chunk ? (limit - now) : chunk;
-    const auto t0 = std::chrono::steady_clock::now();
-    advance(now + step, limit, power, ctx);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (wall < 0.05 && chunk < sc_core::sc_time(1, sc_core::SC_SEC)) chunk = chunk * 2;
-    else if (wall > 0.2 && chunk > sc_core::sc_time(1, sc_core::SC_NS)) chunk = chunk / 2;
-    progress.update(sc_core::sc_time_stamp().to_seconds(), workload->progress());
-    if (ctx.failure() || workload->finished() || !sc_core::sc_pending_activity()) break;
-    if (options.interrupt && options.interrupt->load()) {
-      result.interrupted = true;
-      break;
-    }
+    end = sc_core::sc_time(model->evaluate_analytic(), sc_core::SC_SEC);
+  } else {
+    status = simulate(sim, *workload, power, ctx, options, result.interrupted);
+    end = sc_core::sc_time_stamp();
   }
-  progress.finish();
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (ctx.failure()) throw *ctx.failure();
   if (result.interrupted) return result;
@@ -156,10 +190,11 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
     throw std::runtime_error("the simulation ran out of events before the workload finished (a deadlock in the design)");
 
   // Accounting and totals, then the files; summary.json last.
-  const sc_core::sc_time end = sc_core::sc_time_stamp();
   double energy = 0, area = 0;
   for (Component* c : ctx.components()) c->finalize(end);
-  power.finish(end);
+  // No windows were sampled in an analytic run: its power over time is the average throughout.
+  if (analytic) power.finish_average(end);
+  else power.finish(end);
   for (Component* c : ctx.components()) {
     const auto [e, a] = c->close_accounting(end);
     energy += e;
@@ -172,7 +207,7 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
   stats.scalar("totals.avg_power", "W", "energy over simulated time").set(end.to_seconds() > 0 ? energy / end.to_seconds() : 0);
   ctx.timeline().close();
 
-  result.summary = build_summary(exp, ctx, status, wall_s);
+  result.summary = build_summary(exp, ctx, status, sim.string("fidelity"), wall_s);
   guard.ensure_dir();
   const fs::path dir(result.dir);
   std::error_code ec;

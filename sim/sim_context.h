@@ -42,6 +42,11 @@ class SimContext {
   // sim.check_protocol: models with a protocol checker run it.
   bool check_protocol() const { return check_protocol_; }
   void set_check_protocol(bool on) { check_protocol_ = on; }
+  // sim.fidelity: analytic. The run is evaluated in closed form (sim/analytic.h), not
+  // simulated: components whose end-of-run figures come from simulated activity (DRAM refresh,
+  // standby) derive them from the end time instead.
+  bool analytic() const { return analytic_; }
+  void set_analytic(bool on) { analytic_ = on; }
 
   // An independent, reproducible random stream per name: the same seed and name give the same
   // sequence whatever else the design creates. Use Boost.Random distributions with it (the
@@ -71,6 +76,7 @@ class SimContext {
   std::uint64_t seed_;
   double stats_window_s_;
   bool check_protocol_ = false;
+  bool analytic_ = false;
   StatsRegistry stats_;
   Timeline timeline_;
   std::vector<Component*> components_;

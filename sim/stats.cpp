@@ -25,6 +25,15 @@ void Average::sample(double v) {
   ++count_;
 }
 
+void Average::sample(double v, std::uint64_t n) {
+  if (n == 0) return;
+  if (count_ == 0) min_ = max_ = v;
+  min_ = std::min(min_, v);
+  max_ = std::max(max_, v);
+  sum_ += v * static_cast<double>(n);
+  count_ += n;
+}
+
 double Average::field(const std::string& name) const {
   if (name == "mean") return value();
   if (name == "count") return static_cast<double>(count_);
@@ -109,6 +118,28 @@ void Distribution::sample(double v) {
   }
 }
 
+void Distribution::sample(double v, std::uint64_t n) {
+  if (n == 0) return;
+  if (count_ == 0) min_ = max_ = v;
+  min_ = std::min(min_, v);
+  max_ = std::max(max_, v);
+  // Chan et al.'s merge of two groups' mean and squared deviations (the new group's are 0).
+  const double total = static_cast<double>(count_ + n), delta = v - mean_;
+  mean_ += delta * static_cast<double>(n) / total;
+  m2_ += delta * delta * static_cast<double>(count_) * static_cast<double>(n) / total;
+  count_ += n;
+  if (exact_) {
+    values_[v] += n;
+    if (values_.size() > kExactLimit) {
+      for (const auto& [value, k] : values_) buckets_[bucket_of(value)] += k;
+      values_.clear();
+      exact_ = false;
+    }
+  } else {
+    buckets_[bucket_of(v)] += n;
+  }
+}
+
 double Distribution::stddev() const { return count_ > 1 ? std::sqrt(m2_ / static_cast<double>(count_)) : 0; }
 
 double Distribution::percentile(double p) const {
@@ -178,6 +209,23 @@ void TimeSeries::add(double t, double amount) {
   }
   if (index >= sums_.size()) sums_.resize(index + 1, 0.0);
   sums_[index] += amount;
+}
+
+void TimeSeries::add_spread(double t0, double t1, double amount) {
+  t0 = std::max(0.0, t0);
+  if (!(t1 > t0)) {
+    add(t0, amount);
+    return;
+  }
+  // Grow (and merge) the windows to cover the interval first, so at most kMaxWindows are touched.
+  add(std::nextafter(t1, t0), 0.0);
+  for (auto i = static_cast<size_t>(t0 / window_); static_cast<double>(i) * window_ < t1; ++i) {
+    const double lo = std::max(t0, static_cast<double>(i) * window_);
+    const double hi = std::min(t1, static_cast<double>(i + 1) * window_);
+    if (hi <= lo) continue;
+    if (i >= sums_.size()) sums_.resize(i + 1, 0.0);
+    sums_[i] += amount * (hi - lo) / (t1 - t0);
+  }
 }
 
 std::vector<double> TimeSeries::values() const {

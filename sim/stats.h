@@ -66,6 +66,8 @@ class Average : public Stat {
  public:
   using Stat::Stat;
   void sample(double v);
+  // `n` samples of `v` at once (the analytic fidelity counts messages in bulk).
+  void sample(double v, std::uint64_t n);
   std::uint64_t count() const { return count_; }
   const char* type() const override { return "average"; }
   double value() const override { return count_ ? sum_ / static_cast<double>(count_) : 0; }
@@ -102,6 +104,8 @@ class Distribution : public Stat {
   static constexpr size_t kExactLimit = 4096;
   using Stat::Stat;
   void sample(double v);
+  // `n` samples of `v` at once (an analytic figure that holds for every request of a run).
+  void sample(double v, std::uint64_t n);
   std::uint64_t count() const { return count_; }
   double mean() const { return count_ ? mean_ : 0; }
   double stddev() const;
@@ -136,6 +140,9 @@ class TimeSeries : public Stat {
   // bytes -> GB/s); 0 reports the plain amount per window.
   TimeSeries(std::string unit, std::string description, double window_s, double rate_scale);
   void add(double t_s, double amount);
+  // `amount` spread evenly over [t0_s, t1_s) (a figure known only as a total over an interval,
+  // as the analytic fidelity knows it).
+  void add_spread(double t0_s, double t1_s, double amount);
   void finish(double t_end_s) { end_ = t_end_s; }
   double window_s() const { return window_; }
   std::vector<double> values() const;

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 
 #include <fmt/format.h>
 
 #include "accelerators/npu/mapper.h"
+#include "accelerators/npu/npu_analytic.h"
 
 namespace strata {
 
@@ -31,7 +33,11 @@ Npu::Npu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
       latency_(scalar("latency", "s", "time from the start to the last operator's completion")),
       flops_(scalar("flops", "FLOP", "floating-point operations of the graph (OpGraph conventions)")),
       candidates_(scalar("mapper.candidates", "tilings", "tilings the mapper's search evaluated")),
-      tiles_(scalar("mapper.tiles", "tiles", "tiles the mapper produced")) {
+      tiles_(scalar("mapper.tiles", "tiles", "tiles the mapper produced")),
+      peak_flops_(scalar("peak_flops", "FLOP/s",
+                         "2 x MACs per second of every core's matrix engine at full utilisation, in the number format "
+                         "most of the mapped graph's MACs run in (the roofline's compute ceiling; 0 without matrix work)")),
+      peak_bandwidth_(scalar("peak_bandwidth", "B/s", "the memory's peak data bandwidth (the roofline's slope)")) {
   const int cores = static_cast<int>(params().integer("cores"));
   const int buffers = static_cast<int>(params().integer("buffers"));
   for (int i = 0; i < cores; ++i)
@@ -41,6 +47,7 @@ Npu::Npu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
   memory_ = dynamic_cast<MemoryTarget*>(memory_component_.get());
   for (auto& core : cores_) core->dma().initiator_socket().bind(noc_->target_socket());
   noc_->initiator_socket().bind(memory_->target_socket());
+  peak_bandwidth_.set(memory_->peak_bandwidth());
   op_track_ = ctx.timeline().track(std::string(this->name()) + " operators");
   ctx.report("latency_s", stat_name("latency"));
   ctx.report("flops", stat_name("flops"));
@@ -84,6 +91,48 @@ void Npu::load_graph(std::shared_ptr<const OpGraph> graph) {
   flops_.set(flops);
   candidates_.set(candidates);
   tiles_.set(static_cast<double>(program_->tiles()));
+  set_peak_flops();
+}
+
+void Npu::set_peak_flops() {
+  // MACs the mapped tiles run, per number format; a tie goes to the alphabetically first.
+  std::map<std::string, double> macs;
+  for (const LoweredOp& op : program_->ops)
+    for (const auto& tiles : op.cores)
+      for (const Tile& tile : tiles)
+        for (const TileStep& s : tile.steps) {
+          if (s.unit != TileStep::Unit::Matrix) continue;
+          const MatrixWork& w = s.matrix;
+          macs[w.format] += static_cast<double>(w.m) * static_cast<double>(w.n) * static_cast<double>(w.k);
+        }
+  if (macs.empty()) return;
+  auto top = macs.begin();
+  for (auto it = macs.begin(); it != macs.end(); ++it)
+    if (it->second > top->second) top = it;
+  const MatrixEngine& engine = cores_.front()->engine();
+  peak_flops_.set(2.0 * static_cast<double>(cores_.size()) * engine.peak_macs_per_cycle(top->first) *
+                  static_cast<double>(engine.clock().frequency_hz()));
+}
+
+double Npu::evaluate_analytic() {
+  if (!program_) return 0;
+  NpuParts parts;
+  for (auto& c : cores_) parts.cores.push_back(c.get());
+  parts.noc = noc_.get();
+  parts.memory = memory_;
+  parts.buffers = static_cast<int>(params().integer("buffers"));
+  const std::vector<double> ends = evaluate_npu_program(*program_, parts);
+  sc_core::sc_time last = sc_core::SC_ZERO_TIME;
+  for (size_t i = 0; i < ends.size(); ++i) {
+    ops_[i].cores_left = 0;
+    ops_[i].done = true;
+    ops_[i].end = sc_core::sc_time(ends[i], sc_core::SC_SEC);
+    last = std::max(last, ops_[i].end);
+  }
+  done_ops_ = ops_.size();
+  for (size_t i = 0; i < ops_.size(); ++i)
+    context().timeline().span(op_track_, program_->ops[i].name, std::min(start_of(i), ops_[i].end), ops_[i].end);
+  return last.to_seconds();
 }
 
 std::optional<double> Npu::graph_progress() const {

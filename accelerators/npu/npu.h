@@ -7,7 +7,11 @@
 //
 // Results: per operator `<npu>.ops.<name>.{latency,dram_bytes,bandwidth,bound_fraction,...}`,
 // and summary.json keys latency_s, tokens/s-free totals (flops, dram_bytes), the mapper's
-// search effort, and the engines' utilisation. Keys are documented in spec().
+// search effort, and the engines' utilisation; `<npu>.peak_flops` and `<npu>.peak_bandwidth`
+// for rooflines. Keys are documented in spec().
+//
+// Both fidelities: `sim.fidelity: analytic` evaluates the same program in closed form
+// (npu_analytic.h) and sets the same statistics.
 #pragma once
 
 #include <memory>
@@ -15,12 +19,13 @@
 
 #include "accelerators/npu/npu_core.h"
 #include "models/noc/noc.h"
+#include "sim/analytic.h"
 #include "sim/ports.h"
 #include "workloads/graph_workload.h"
 
 namespace strata {
 
-class Npu : public Component, public GraphTarget, public NpuSchedule {
+class Npu : public Component, public GraphTarget, public NpuSchedule, public AnalyticModel {
  public:
   static KindSpec spec();
   Npu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
@@ -35,10 +40,14 @@ class Npu : public Component, public GraphTarget, public NpuSchedule {
   sc_core::sc_event& op_done_event() override { return op_done_event_; }
   void core_finished(int op) override;
 
+  // AnalyticModel
+  double evaluate_analytic() override;
+
   void finalize(const sc_core::sc_time& end) override;
 
  private:
   sc_core::sc_time start_of(size_t op) const;
+  void set_peak_flops();
   struct OpState {
     int cores_left = 0;
     bool done = false;
@@ -58,6 +67,8 @@ class Npu : public Component, public GraphTarget, public NpuSchedule {
   Scalar& flops_;
   Scalar& candidates_;
   Scalar& tiles_;
+  Scalar& peak_flops_;
+  Scalar& peak_bandwidth_;
 };
 
 }  // namespace strata

@@ -101,13 +101,7 @@ void NpuCore::computer() {
       in_flight_.pop_front();
       const sc_core::sc_time start = clock().next_edge(sc_core::sc_time_stamp());
       stall_cycles_.add(clock().cycles_in(start - waiting));
-      // The units read their operands from the scratchpad while they compute; a tile takes
-      // the longer of the two.
-      std::uint64_t cycles = 0;
-      for (const TileStep& s : f->tile->steps)
-        cycles += s.unit == TileStep::Unit::Matrix ? engine_->run(s.matrix).cycles
-                                                   : vector_->run(s.vector_kind, s.rows, s.cols).cycles;
-      cycles = std::max(cycles, scratchpad_->read(f->tile->operand_bytes));
+      const std::uint64_t cycles = compute_tile(*f->tile);
       const sc_core::sc_time end = start + clock().time_of(cycles);
       wait(end - sc_core::sc_time_stamp());
       compute_cycles_.add(cycles);
@@ -129,6 +123,24 @@ void NpuCore::computer() {
     computed_[op] = true;
     if (stores_pending_[op] == 0) schedule_.core_finished(id);
   }
+}
+
+std::uint64_t NpuCore::compute_tile(const Tile& tile) {
+  // The units read their operands from the scratchpad while they compute; a tile takes the
+  // longer of the two.
+  std::uint64_t cycles = 0;
+  for (const TileStep& s : tile.steps)
+    cycles += s.unit == TileStep::Unit::Matrix ? engine_->run(s.matrix).cycles
+                                               : vector_->run(s.vector_kind, s.rows, s.cols).cycles;
+  return std::max(cycles, scratchpad_->read(tile.operand_bytes));
+}
+
+void NpuCore::account_analytic(std::uint64_t tiles, std::uint64_t compute_cycles, std::uint64_t stall_cycles,
+                               std::uint64_t peak_footprint) {
+  tiles_.add(tiles);
+  compute_cycles_.add(compute_cycles);
+  stall_cycles_.add(stall_cycles);
+  scratchpad_->occupy(peak_footprint);
 }
 
 void NpuCore::release_buffer() {

@@ -41,6 +41,15 @@ class NpuCore : public Component {
   DmaEngine& dma() { return *dma_; }
   void run_program(const NpuProgram* program) { program_ = program; }
 
+  // Runs a tile's steps on the units, counting their events, and returns its compute cycles:
+  // the engine's and the vector unit's steps, or the scratchpad reads of their operands when
+  // those take longer (the units read while they compute). Both fidelities use it.
+  std::uint64_t compute_tile(const Tile& tile);
+  // Analytic fidelity: records `tiles` tiles computed in `compute_cycles`, after waiting
+  // `stall_cycles` for their data, and the scratchpad bytes they held at most.
+  void account_analytic(std::uint64_t tiles, std::uint64_t compute_cycles, std::uint64_t stall_cycles,
+                        std::uint64_t peak_footprint);
+
  private:
   struct InFlight {
     int op;

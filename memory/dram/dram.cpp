@@ -1,6 +1,7 @@
 #include "memory/dram/dram.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -16,6 +17,7 @@ struct Dram::Channel {
   Counter* bytes = nullptr;
   sc_core::sc_event wake;
   std::uint64_t wake_at = ChannelController::kIdle;  // the pending wake-up, if any
+  std::uint64_t analytic_active_cycles = 0;          // rank-cycles with a bank open (analytic fidelity)
 };
 
 namespace {
@@ -338,7 +340,7 @@ Dram::EnergyBreakdown Dram::channel_energy(const Channel& ch, double seconds) co
   e.write = count(DramCmd::WR) * energy_.write;
   e.refresh = count(DramCmd::REF) * energy_.refresh + count(DramCmd::REFpb) * energy_.refresh_bank;
   e.background = energy_.standby_power / spec_.org.controllers() * seconds +
-                 static_cast<double>(ch.ctrl->active_rank_cycles()) * energy_.active_cycle;
+                 static_cast<double>(ch.ctrl->active_rank_cycles() + ch.analytic_active_cycles) * energy_.active_cycle;
   return e;
 }
 
@@ -352,9 +354,127 @@ double Dram::dynamic_energy_j() const {
   return j + io_energy_->joules_per_event() * 8.0 * static_cast<double>(bytes_moved());
 }
 
+DramAnalytic& Dram::analytic() const {
+  if (!analytic_) analytic_ = std::make_unique<DramAnalytic>(spec_, controller_config_, mapping_);
+  return *analytic_;
+}
+
+double Dram::unloaded_latency(bool write) const {
+  // A read to a closed bank: ACT, tRCD, RD, CL, the burst. Writes are posted: answered on
+  // acceptance, at the next edge.
+  const DramTiming& t = spec_.timing;
+  return (write ? 1 : t.tRCD + t.CL + t.tBURST) * spec_.tck_s;
+}
+
+std::uint64_t Dram::queue_requests(std::uint64_t request_bytes) const {
+  const std::uint64_t access = spec_.org.access_bytes();
+  const std::uint64_t bursts = std::max<std::uint64_t>(1, (request_bytes + access - 1) / access);
+  return std::max<std::uint64_t>(1, controller_config_.read_queue * static_cast<std::uint64_t>(spec_.org.controllers()) / bursts);
+}
+
+void Dram::account_analytic(const AnalyticTransfer& tr) {
+  if (tr.bytes() == 0) return;
+  const std::uint64_t access = spec_.org.access_bytes();
+  const std::uint64_t stride = tr.stride == 0 ? tr.row_bytes : tr.stride;
+  // try_accept() splits each request into the bursts it touches. Requests aligned to at least
+  // a burst touch a row's bursts once between them; smaller ones one burst each.
+  const auto row_bursts = [&](std::uint64_t address) {
+    return (address + tr.row_bytes - 1) / access - address / access + 1;
+  };
+  std::uint64_t bursts = 0;
+  if (tr.request_align < access) {
+    bursts = tr.requests;
+  } else if (tr.rows == 1 || stride % access == 0) {
+    bursts = tr.rows * row_bursts(tr.address);
+  } else {
+    for (std::uint64_t r = 0; r < tr.rows; ++r) bursts += row_bursts(tr.address + r * stride);
+  }
+  // Random rows each open their own row (and the rows after it, when longer than a page visit).
+  const double activations =
+      tr.random ? static_cast<double>(tr.rows) * std::max(1.0, analytic().activations(row_bursts(0), false))
+                : analytic().activations(tr.address, tr.rows, tr.row_bytes, stride, tr.streams > 1);
+  requests_.add(tr.requests);
+  analytic_busy_.emplace_back(tr.start_s, tr.end_s);
+  (tr.write ? analytic_writes_ : analytic_reads_) += bursts;
+  (tr.write ? bytes_written_ : bytes_read_).add(bursts * access);
+  analytic_activations_ += std::min(activations, static_cast<double>(bursts));
+}
+
+void Dram::finalize_analytic(std::uint64_t end_cycle) {
+  const int n = spec_.org.controllers();
+  const auto share = [n](std::uint64_t total, int i) {
+    return total / static_cast<std::uint64_t>(n) + (static_cast<std::uint64_t>(i) < total % static_cast<std::uint64_t>(n) ? 1 : 0);
+  };
+  const auto activations = static_cast<std::uint64_t>(std::llround(analytic_activations_));
+  // Refreshes fall due per rank at the controller's staggered times (as ChannelController
+  // schedules them) whether or not the channel is busy. With open pages a rank is active (a bank
+  // open) from an access until the next all-bank refresh closes its banks (per-bank refresh
+  // never closes them all): per rank, the union of [first access, next refresh) over the
+  // transfers' busy intervals, less the refreshes' share; all-bank refreshes that find the rank
+  // active precharge it first (PREA).
+  const bool per_bank = controller_config_.refresh == ControllerConfig::Refresh::PerBank;
+  const bool refresh = controller_config_.refresh != ControllerConfig::Refresh::None;
+  const double interval = static_cast<double>(per_bank ? spec_.timing.tREFIpb : spec_.timing.tREFI);
+  std::sort(analytic_busy_.begin(), analytic_busy_.end());
+  std::uint64_t refreshes = 0, prea = 0;
+  double active = 0;  // rank-cycles per controller
+  const double end = static_cast<double>(end_cycle);
+  for (int r = 0; r < spec_.org.ranks; ++r) {
+    const double first = interval * (r + 1) / spec_.org.ranks;
+    if (refresh && end >= first) refreshes += static_cast<std::uint64_t>((end - first) / interval) + 1;
+    // The refresh at or after cycle t that closes the rank (the end of the run when none does).
+    const auto closing = [&](double t) {
+      if (!refresh || per_bank) return end;
+      return std::min(end, t <= first ? first : first + std::ceil((t - first) / interval) * interval);
+    };
+    double open_from = -1, open_to = -1;
+    const auto close = [&] {
+      if (open_to <= open_from) return;
+      active += open_to - open_from;
+      if (refresh && !per_bank && open_to >= first)  // refreshes in (open_from, open_to]
+        prea += static_cast<std::uint64_t>(std::floor((open_to - first) / interval + 1e-9)) + 1 -
+                (open_from < first ? 0 : static_cast<std::uint64_t>(std::floor((open_from - first) / interval + 1e-9)) + 1);
+    };
+    for (const auto& [a, b] : analytic_busy_) {
+      const double from = std::min(end, a / spec_.tck_s), to = closing(b / spec_.tck_s);
+      if (from > open_to) {
+        close();
+        open_from = from;
+        open_to = to;
+      } else {
+        open_to = std::max(open_to, to);
+      }
+    }
+    close();
+  }
+  active *= 1 - analytic().refresh_overhead();
+  const std::uint64_t access = spec_.org.access_bytes();
+  for (int i = 0; i < n; ++i) {
+    Channel& ch = *channels_[static_cast<std::size_t>(i)];
+    ChannelStats& s = ch.stats;
+    const std::uint64_t reads = share(analytic_reads_, i), writes = share(analytic_writes_, i);
+    const std::uint64_t acts = std::min(share(activations, i), reads + writes);
+    s.commands[static_cast<int>(DramCmd::RD)]->add(reads);
+    s.commands[static_cast<int>(DramCmd::WR)]->add(writes);
+    s.commands[static_cast<int>(DramCmd::ACT)]->add(acts);
+    // Every activation closes the row before it (PRE, or PREA before a refresh); all-bank
+    // refreshes find a bank open as often as the rank is active.
+    s.commands[static_cast<int>(DramCmd::PRE)]->add(acts);
+    s.commands[static_cast<int>(per_bank ? DramCmd::REFpb : DramCmd::REF)]->add(refreshes);
+    if (!per_bank) s.commands[static_cast<int>(DramCmd::PREA)]->add(std::min(prea, refreshes));
+    s.reads->add(reads);
+    s.writes->add(writes);
+    s.row_hits->add(reads + writes - acts);
+    s.row_conflicts->add(acts);
+    ch.bytes->add((reads + writes) * access);
+    ch.analytic_active_cycles = static_cast<std::uint64_t>(std::llround(active));
+  }
+}
+
 void Dram::finalize(const sc_core::sc_time& end) {
   const std::uint64_t end_cycle = clock().cycle_at(end);
   const double t = end.to_seconds();
+  if (context().analytic()) finalize_analytic(end_cycle);
   const auto rate = [](std::uint64_t part, std::uint64_t whole) {
     return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
   };
@@ -369,7 +489,7 @@ void Dram::finalize(const sc_core::sc_time& end) {
     hits += s.row_hits->count();
     accesses += ch_accesses;
     for (int c = 0; c < kDramCmds; ++c) cmds[c] += s.commands[c]->count();
-    active += ch.ctrl->active_rank_cycles();
+    active += ch.ctrl->active_rank_cycles() + ch.analytic_active_cycles;
     scalar(p + "row_hit_rate", "fraction", "row hits over accesses").set(rate(s.row_hits->count(), ch_accesses));
     scalar(p + "bandwidth", "GB/s", "bytes over simulated time")
         .set(t > 0 ? static_cast<double>(ch.bytes->count()) / t * 1e-9 : 0);

@@ -20,6 +20,7 @@
 
 #include "memory/dram/address_mapping.h"
 #include "memory/dram/channel_controller.h"
+#include "memory/dram/dram_analytic.h"
 #include "memory/dram/dram_energy.h"
 #include "memory/dram/dram_spec.h"
 #include "memory/dram/protocol_checker.h"
@@ -35,6 +36,16 @@ class Dram : public Component, public MemoryTarget {
   ~Dram() override;
   tlm::tlm_target_socket<>& target_socket() override { return socket_; }
   double peak_bandwidth() const override { return spec_.peak_bandwidth(); }
+  // Analytic fidelity: the closed forms of dram_analytic.h.
+  double sustained_bandwidth() const override { return analytic().sustained_bandwidth(); }
+  double unloaded_latency(bool write) const override;
+  double bandwidth_share(const AnalyticTransfer& t) override {
+    if (t.random) return analytic().random_share(t.row_bytes);
+    return analytic().bandwidth_share(t.address, t.rows, t.row_bytes, t.stride == 0 ? t.row_bytes : t.stride);
+  }
+  // The read queues of every controller, in requests spread evenly over them.
+  std::uint64_t queue_requests(std::uint64_t request_bytes) const override;
+  void account_analytic(const AnalyticTransfer& t) override;
   void finalize(const sc_core::sc_time& end) override;
   double dynamic_energy_j() const override;
   std::uint64_t bytes_moved() const { return bytes_read_.count() + bytes_written_.count(); }
@@ -70,6 +81,11 @@ class Dram : public Component, public MemoryTarget {
     double act = 0, read = 0, write = 0, refresh = 0, background = 0;
   };
   EnergyBreakdown channel_energy(const Channel& ch, double seconds) const;
+  // Built on first use: the cycle-level path never needs it. It keeps the banks' open rows
+  // between transfers, so it is not const.
+  DramAnalytic& analytic() const;
+  // Puts the analytic run's counts on the channels, with the refreshes and standby of `end`.
+  void finalize_analytic(std::uint64_t end_cycle);
 
   tlm_utils::simple_target_socket<Dram> socket_;
   DramSpec spec_;
@@ -87,6 +103,11 @@ class Dram : public Component, public MemoryTarget {
   tlm::tlm_generic_payload* pending_ = nullptr;
   sc_core::sc_event respond_event_, accept_event_;
   tlm::tlm_generic_payload* in_response_ = nullptr;  // BEGIN_RESP sent, END_RESP not yet
+  mutable std::unique_ptr<DramAnalytic> analytic_;
+  // Analytic fidelity: bursts and activations of all channels, spread over them at the end.
+  std::uint64_t analytic_reads_ = 0, analytic_writes_ = 0;
+  double analytic_activations_ = 0;
+  std::vector<std::pair<double, double>> analytic_busy_;  // when transfers moved data (s)
 
   Counter& requests_;
   Counter& bytes_read_;

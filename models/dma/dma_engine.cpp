@@ -162,6 +162,28 @@ tlm::tlm_sync_enum DmaEngine::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm:
   return tlm::TLM_COMPLETED;
 }
 
+std::uint64_t DmaEngine::requests_of(const DmaDescriptor& d) const {
+  if (d.bytes() == 0) return 0;
+  // Requests of one row: the burst-aligned windows it touches.
+  const auto row_requests = [this, &d](std::uint64_t address) {
+    return (address + d.row_bytes - 1) / burst_ - address / burst_ + 1;
+  };
+  const std::uint64_t stride = d.stride == 0 ? d.row_bytes : d.stride;
+  // Rows that start at the same offset in their window take the same number.
+  if (d.rows == 1 || stride % burst_ == 0) return d.rows * row_requests(d.address);
+  std::uint64_t requests = 0;
+  for (std::uint64_t r = 0; r < d.rows; ++r) requests += row_requests(d.address + r * stride);
+  return requests;
+}
+
+void DmaEngine::account_analytic(const DmaDescriptor& d, double start_s, double end_s) {
+  descriptors_.add();
+  if (d.bytes() == 0) return;
+  requests_.add(requests_of(d));
+  (d.write ? bytes_written_ : bytes_read_).add(d.bytes());
+  bandwidth_series_.add_spread(start_s, end_s, static_cast<double>(d.bytes()));
+}
+
 void DmaEngine::finalize(const sc_core::sc_time& end) {
   outstanding_level_.finish(end.to_seconds());
   bandwidth_series_.finish(end.to_seconds());

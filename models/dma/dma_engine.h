@@ -40,6 +40,15 @@ class DmaEngine : public Component, public tlm::tlm_mm_interface {
   void free(tlm::tlm_generic_payload* gp) override;  // tlm_mm_interface
   void finalize(const sc_core::sc_time& end) override;
 
+  // Analytic fidelity (sim/analytic.h). The requests `d` takes, split at burst boundaries as
+  // run() splits it.
+  std::uint64_t requests_of(const DmaDescriptor& d) const;
+  // Counts `d` as a transfer whose data moved during [start_s, end_s): the descriptor, its
+  // requests and bytes, and its bytes over time. Latencies are not filled.
+  void account_analytic(const DmaDescriptor& d, double start_s, double end_s);
+  std::uint64_t burst() const { return burst_; }
+  std::size_t max_outstanding() const { return max_outstanding_; }
+
  private:
   struct Transfer {
     DmaDescriptor d;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -121,6 +122,49 @@ sc_core::sc_time Noc::traverse(int core, bool to_memory, std::uint64_t bytes, co
   // The tail arrives one serialisation time after the head; land on our clock's edge.
   const double arrive = t + serialise;
   return clock().next_edge(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(std::llround(arrive * 1e15))));
+}
+
+void Noc::account_analytic(int core, std::uint64_t reads, std::uint64_t writes, std::uint64_t read_bytes,
+                           std::uint64_t write_bytes) {
+  const std::uint64_t requests = reads + writes;
+  if (requests == 0) return;
+  const auto to = static_cast<std::uint64_t>(path(core, true).size());
+  const auto back = static_cast<std::uint64_t>(path(core, false).size());
+  // Toward memory: a header per request plus the write data; back: a header plus the read data.
+  const std::uint64_t to_bytes = header_bytes_ * requests + write_bytes;
+  const std::uint64_t back_bytes = header_bytes_ * requests + read_bytes;
+  messages_.add(2 * requests);
+  bytes_.add(to_bytes + back_bytes);
+  link_bytes_.add(to_bytes * to + back_bytes * back);
+  hops_per_message_.sample(static_cast<double>(to), requests);
+  hops_per_message_.sample(static_cast<double>(back), requests);
+  bit_energy_->add(8 * (to_bytes * to + back_bytes * back));
+}
+
+std::vector<double> Noc::analytic_bandwidth(const std::vector<bool>& active, bool to_memory) const {
+  std::vector<std::vector<int>> paths(static_cast<std::size_t>(cores_));
+  std::vector<int> users(links_.size(), 0);
+  for (int c = 0; c < cores_; ++c) {
+    paths[static_cast<std::size_t>(c)] = path(c, to_memory);
+    if (active[static_cast<std::size_t>(c)])
+      for (int id : paths[static_cast<std::size_t>(c)]) ++users[static_cast<std::size_t>(id)];
+  }
+  const double link = 1.0 / seconds_per_byte_;
+  const double port = params().quantity("memory_port_width") / clock().period().to_seconds();
+  std::vector<double> out(static_cast<std::size_t>(cores_), 0);
+  for (int c = 0; c < cores_; ++c) {
+    double bw = std::numeric_limits<double>::infinity();
+    for (int id : paths[static_cast<std::size_t>(c)])
+      bw = std::min(bw, (id < 2 ? port : link) / std::max(1, users[static_cast<std::size_t>(id)]));
+    out[static_cast<std::size_t>(c)] = bw;
+  }
+  return out;
+}
+
+double Noc::round_trip(int core) const {
+  const double port_spb = clock().period().to_seconds() / params().quantity("memory_port_width");
+  const double hops = static_cast<double>(path(core, true).size() + path(core, false).size());
+  return hops * hop_s_ + 2 * static_cast<double>(header_bytes_) * (seconds_per_byte_ + port_spb);
 }
 
 tlm::tlm_sync_enum Noc::fw(int id, tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay) {

@@ -35,6 +35,20 @@ class Noc : public Component {
   tlm_utils::multi_passthrough_target_socket<Noc>& target_socket() { return targets_; }
   tlm_utils::simple_initiator_socket<Noc>& initiator_socket() { return initiator_; }
 
+  // Analytic fidelity (sim/analytic.h): counts the messages of `reads` read and `writes` write
+  // requests from `core` whose data is `read_bytes` and `write_bytes`, as traverse() counts
+  // them (bytes, link bytes, hops, bit energy), without reserving links; the queueing average
+  // is not filled.
+  void account_analytic(int core, std::uint64_t reads, std::uint64_t writes, std::uint64_t read_bytes,
+                        std::uint64_t write_bytes);
+  // Analytic fidelity: the bandwidth (B/s) of each core's path toward memory (or back) while
+  // the cores marked in `active` stream at once: its narrowest link's bandwidth shared equally
+  // by the active cores whose paths cross that link (on a mesh, the links next to the memory
+  // port carry many cores' data).
+  std::vector<double> analytic_bandwidth(const std::vector<bool>& active, bool to_memory) const;
+  // Seconds for a header to reach the memory port from `core` and for one to come back, unloaded.
+  double round_trip(int core) const;
+
  private:
   struct Link {
     double free_s = 0;  // when the link is next free

@@ -76,6 +76,50 @@ TEST(Stats, TimeSeriesRatesAndDownsampling) {
   EXPECT_GE(ts.window_s(), 4e-6);
 }
 
+// Bulk samples (the analytic fidelity's counts) give what as many single samples give.
+TEST(Stats, BulkSamplesEqualRepeatedSamples) {
+  StatsRegistry r;
+  auto& one = r.distribution("one", "ns", "");
+  auto& bulk = r.distribution("bulk", "ns", "");
+  auto& avg_one = r.average("avg_one", "", "");
+  auto& avg_bulk = r.average("avg_bulk", "", "");
+  for (double v : {3.0, 7.0}) {
+    for (int i = 0; i < 5; ++i) {
+      one.sample(v);
+      avg_one.sample(v);
+    }
+    bulk.sample(v, 5);
+    avg_bulk.sample(v, 5);
+  }
+  bulk.sample(1.0, 0);  // nothing
+  EXPECT_EQ(bulk.count(), one.count());
+  EXPECT_DOUBLE_EQ(bulk.mean(), one.mean());
+  EXPECT_NEAR(bulk.stddev(), one.stddev(), 1e-12);
+  EXPECT_EQ(bulk.percentile(50), one.percentile(50));
+  EXPECT_EQ(bulk.min(), 3.0);
+  EXPECT_EQ(avg_bulk.count(), avg_one.count());
+  EXPECT_DOUBLE_EQ(avg_bulk.value(), avg_one.value());
+}
+
+// An amount known only over an interval lands in each window by its overlap.
+TEST(Stats, TimeSeriesSpreadsAnAmountOverAnInterval) {
+  StatsRegistry r;
+  auto& ts = r.time_series("bw", "B", "bytes", 1e-6, 0);
+  ts.add_spread(0.5e-6, 2.5e-6, 800);
+  ts.finish(3e-6);
+  const auto v = ts.values();
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_DOUBLE_EQ(v[0], 200);
+  EXPECT_DOUBLE_EQ(v[1], 400);
+  EXPECT_DOUBLE_EQ(v[2], 200);
+  // Past kMaxWindows windows it merges first, so the whole amount stays in the series.
+  ts.add_spread(0, 10e-3, 1000);
+  double total = 0;
+  for (double x : ts.values()) total += x;
+  EXPECT_NEAR(total, 1800, 1e-9);
+  EXPECT_LE(ts.values().size(), strata::TimeSeries::kMaxWindows);
+}
+
 TEST(Stats, NestedJsonAndNameClashes) {
   StatsRegistry r;
   r.counter("hardware.memory.reads", "requests", "reads").add(3);
