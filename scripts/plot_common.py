@@ -157,6 +157,12 @@ def load_sweep(directory, ok_only=True, csv_name="results.csv"):
         end = columns.index("fidelity") if "fidelity" in columns else 1
         axes = columns[1:end]
     total = len(rows)
+    # A two-stage sweep holds the analytic screen and the cycle-level runs of the best points;
+    # figures show the cycle-level ones unless STRATA_PLOT_FIDELITY names another.
+    fidelities = {r.get("fidelity") for r in rows}
+    wanted = os.environ.get("STRATA_PLOT_FIDELITY") or ("cycle" if len(fidelities) > 1 else None)
+    if wanted:
+        rows = [r for r in rows if r.get("fidelity") == wanted]
     if ok_only:
         rows = [r for r in rows if r.get("status") == "ok"]
         if not rows:
