@@ -47,7 +47,9 @@ sweep:
 YAML
 
 sweep() {  # sweep LABEL FILE JOBS: prints a table row
-  local label="$1" file="$2" j="$3" out="$tmp/out-$label-$j"
+  local label="$1" file="$2" j="$3"
+  local out
+  out="$tmp/out-$(basename "$file" .yaml)-$j"
   local t0 t1
   t0="$(now)"
   "$strata" sweep "$file" -o "$out" --jobs "$j" --no-progress >/dev/null
