@@ -164,8 +164,7 @@ bool allowed(const SweepSpec& s, const std::vector<AxisValue>& combo, const Conf
   return true;
 }
 
-SweepPoint resolve_point(const SweepSpec& s, ConfigNode config, std::vector<std::string> labels, const Registry& registry,
-                         const std::string& fidelity) {
+SweepPoint resolve_point(const SweepSpec& s, ConfigNode config, std::vector<std::string> labels, const Registry& registry) {
   ConfigNode file_form = config;
   const ResolvedExperiment r = resolve_experiment_config(std::move(config), s.file, registry);
   absolutize_files(file_form, r.root);
@@ -173,7 +172,6 @@ SweepPoint resolve_point(const SweepSpec& s, ConfigNode config, std::vector<std:
   p.labels = std::move(labels);
   p.hash = r.hash;
   p.fidelity = r.root.child("sim").params.has("fidelity") ? r.root.child("sim").params.string("fidelity") : "cycle";
-  (void)fidelity;
   std::string header = fmt::format("# A point of the sweep {} ({})\n", s.name, s.file);
   for (size_t a = 0; a < s.axes.size(); ++a) header += fmt::format("#   {} = {}\n", s.axes[a].column, p.labels[a]);
   p.yaml = header + fmt::format("# config hash {}\n", p.hash) + file_form.to_yaml();
@@ -193,7 +191,7 @@ Expansion expand_sweep(const SweepSpec& spec, const Registry& registry, const st
     }
     std::vector<std::string> labels;
     for (const AxisValue& v : combo) labels.push_back(v.label);
-    SweepPoint p = resolve_point(spec, std::move(config), std::move(labels), registry, fidelity);
+    SweepPoint p = resolve_point(spec, std::move(config), std::move(labels), registry);
     if (!seen.insert(p.hash).second) {
       ++e.duplicates;
       continue;
@@ -216,7 +214,7 @@ SweepPoint refidelity(const SweepSpec& spec, const SweepPoint& point, const Regi
       if (known.label == point.labels[a]) v = known;
     combo.push_back(v);
   }
-  SweepPoint p = resolve_point(spec, point_config(spec, combo, fidelity), point.labels, registry, fidelity);
+  SweepPoint p = resolve_point(spec, point_config(spec, combo, fidelity), point.labels, registry);
   p.index = point.index;
   return p;
 }

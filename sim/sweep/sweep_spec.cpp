@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <set>
 
@@ -53,7 +54,7 @@ std::string format_number(double v, bool integer, const std::string& unit) {
   return unit.empty() ? num : num + " " + unit;
 }
 
-Axis parse_range(const std::string& key, const ConfigNode& spec, const std::string& where) {
+Axis parse_range(const ConfigNode& spec, const std::string& where) {
   Axis a;
   const ConfigNode* range = spec.find("range");
   if (!range->is_sequence() || range->items().size() != 2) fail(*range, where + ".range", "expected [low, high]");
@@ -99,7 +100,6 @@ Axis parse_range(const std::string& key, const ConfigNode& spec, const std::stri
     if (!seen.insert(text).second) continue;  // integer rounding of a log range
     a.values.push_back(AxisValue{text, ConfigNode::scalar(text, range->loc())});
   }
-  (void)key;
   return a;
 }
 
@@ -132,7 +132,7 @@ Axis parse_axis(const std::string& key, const ConfigNode& spec, const std::strin
       for (const char* k : {"steps", "step", "scale"})
         if (const ConfigNode* n = spec.find(k)) fail(*n, join(where, k), "goes with range, not values");
     } else {
-      a = parse_range(key, spec, where);
+      a = parse_range(spec, where);
     }
     if (const ConfigNode* n = spec.find("name")) a.column = scalar_text(*n, where + ".name");
   } else {
