@@ -1,6 +1,7 @@
 // The `strata` executable: the CLI (sim/cli.h) over every built-in kind.
 #include "accelerators/builtin_kinds.h"
 #include "accelerators/npu/scalesim_run.h"
+#include "rtl/rtl_check.h"
 #include "sim/cli.h"
 #include "sim/registry.h"
 
@@ -14,5 +15,8 @@ int main(int argc, char** argv) {
   strata::CliHooks hooks;
   hooks.scalesim_experiment = strata::scalesim_experiment_yaml;
   hooks.scalesim_reports = strata::write_scalesim_reports;
+  hooks.rtl_check = [&registry](const std::string& spec, const std::string& out, const std::string& backend) {
+    return strata::rtl_check(spec, out, backend, registry);
+  };
   return strata::run_cli(argc, argv, registry, hooks);
 }

@@ -296,6 +296,13 @@ int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hoo
   sweep_task->add_option("--round", task_round, "round")->required();
   sweep_task->add_option("--task", task_index, "array task index")->required();
 
+  std::string rtl_spec, rtl_output, rtl_backend;
+  CLI::App* rtl = app.add_subcommand("rtl-check", "co-simulate Verilog (Verilator) against a Strata reference model");
+  rtl->add_option("spec", rtl_spec, "rtl-check file (YAML)")->required();
+  rtl->add_option("-o,--output", rtl_output, "result directory (default results/<name>/)");
+  rtl->add_option("--backend", rtl_backend, "systemc, cpp or both (default: the file's backend)")
+      ->check(CLI::IsMember({"systemc", "cpp", "both"}));
+
   std::string plot_kind;
   CLI::App* plot = app.add_subcommand("plot", "paper figures from a sweep: pareto, breakdown, roofline, heatmap, line");
   plot->add_option("kind", plot_kind, "pareto, breakdown, roofline, heatmap or line")->required();
@@ -379,6 +386,7 @@ int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hoo
     if (collect->parsed()) return collect_sweep(collect_dir);
     if (sweep_task->parsed()) return run_sweep_task(task_dir, task_round, task_index);
     if (plot->parsed()) return cmd_plot(plot_kind, plot->remaining());
+    if (rtl->parsed()) return hooks.rtl_check(rtl_spec, rtl_output, rtl_backend);
     if (config->parsed()) return cmd_config(experiment, sets, hash_only, registry);
     if (list->parsed()) return cmd_list(kind, registry);
     if (report->parsed()) return cmd_report(report_dir, report_format);
