@@ -63,7 +63,9 @@ struct Stream {
   int width() const { int w = 0; for (auto* p : data) w += p->width; return w; }
   // stimulus
   std::vector<std::pair<uint64_t, std::pair<bool, std::string>>> offers;
+  std::vector<Words> words;  // offers' data, converted once
   size_t next = 0;
+  size_t driven = static_cast<size_t>(-1);  // the offer whose data is on the ports
   uint64_t earliest = 0;
   std::set<uint64_t> stalls;
   size_t fired = 0;
@@ -75,6 +77,7 @@ static void set_bit(Port* p, bool v) { if (p) p->set(Words{v ? 1u : 0u}); }
 static bool get_bit(Port* p) { return p ? (p->get()[0] & 1) != 0 : true; }
 
 static void set_data(Stream& s, const Words& all) {
+  if (s.data.size() == 1) { s.data.front()->set(all); return; }
   int offset = 0;
   for (Port* p : s.data) {
     Words part(static_cast<size_t>((p->width + 31) / 32), 0);
@@ -88,6 +91,7 @@ static void set_data(Stream& s, const Words& all) {
 }
 
 static Words get_data(Stream& s) {
+  if (s.data.size() == 1) return s.data.front()->get();
   Words all(static_cast<size_t>((s.width() + 31) / 32), 0);
   int offset = 0;
   for (Port* p : s.data) {
@@ -117,6 +121,8 @@ static int run(int argc, char** argv) {
       else if (what == "stall") { ls >> cycle; s.stalls.insert(cycle); }
     }
   }
+  for (auto& s : streams)
+    for (const auto& o : s.offers) s.words.push_back(from_hex(o.second.second, s.width()));
   const size_t expected = std::stoull(argv[3]);
   const uint64_t max_cycles = std::stoull(argv[4]);
   const bool vcd = argc >= 8;
@@ -143,7 +149,8 @@ static int run(int argc, char** argv) {
         const bool present = s.next < s.offers.size() && s.offers[s.next].first <= t && s.earliest <= t;
         inputs_left = inputs_left || s.next < s.offers.size();
         set_bit(s.valid, present);
-        if (present) { set_data(s, from_hex(s.offers[s.next].second.second, s.width())); set_bit(s.last, s.offers[s.next].second.first); }
+        if (present && s.driven != s.next) { set_data(s, s.words[s.next]); s.driven = s.next; }
+        if (present) set_bit(s.last, s.offers[s.next].second.first);
         else set_bit(s.last, false);
       } else {
         set_bit(s.ready, s.stalls.count(t) == 0);
@@ -156,7 +163,7 @@ static int run(int argc, char** argv) {
       const bool valid = s.input ? (s.next < s.offers.size() && s.offers[s.next].first <= t && s.earliest <= t) : get_bit(s.valid);
       const bool ready = s.input ? get_bit(s.ready) : s.stalls.count(t) == 0;
       if (!valid || !ready) continue;
-      const Words data = s.input ? from_hex(s.offers[s.next].second.second, s.width()) : get_data(s);
+      const Words data = s.input ? s.words[s.next] : get_data(s);
       const bool last = s.input ? s.offers[s.next].second.first : (s.last ? get_bit(s.last) : false);
       std::fprintf(out, "fire %s %llu %d %s\n", s.name.c_str(), static_cast<unsigned long long>(t), last ? 1 : 0,
                    to_hex(data, s.width()).c_str());
