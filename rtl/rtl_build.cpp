@@ -171,7 +171,11 @@ RtlBuild build_runner(const RtlSpec& spec, const std::map<std::string, VerilogPo
   write_file_atomic((dir / "CMakeLists.txt").string(), cmake);
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::string> configure = {"-S", dir.string(), "-B", (dir / "build").string(), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"};
-  if (run_tool("ccache", {"--version"}).exit_code == 0) configure.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache");
+  if (run_tool("ccache", {"--version"}).exit_code == 0) {
+    configure.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache");
+    // Next to the builds, so it works where $HOME is read-only or absent.
+    if (!std::getenv("CCACHE_DIR")) ::setenv("CCACHE_DIR", (cache_root() / "ccache").c_str(), 0);
+  }
   ToolResult r = run_tool("cmake", configure);
   const unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   if (r.exit_code == 0) r = run_tool("cmake", {"--build", (dir / "build").string(), "-j", std::to_string(jobs)});
