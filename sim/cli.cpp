@@ -67,7 +67,7 @@ int cmd_run(const std::string& experiment, const std::vector<std::string>& sets,
   std::signal(SIGINT, on_sigint);
   const RunResult r = run_experiment(exp, registry, options);
   if (r.interrupted) {
-    fmt::print(stderr, "strata: interrupted; no results written\n");
+    fmt::print(stderr, "strata: interrupted; partial-run marker {}/interrupted.json, no results\n", r.dir);
     return kExitInterrupted;
   }
   if (!quiet) {
@@ -111,7 +111,7 @@ int cmd_run_scalesim(const std::string& cfg, const std::string& topology, const 
   std::signal(SIGINT, on_sigint);
   const RunResult r = run_experiment(exp, registry, options);
   if (r.interrupted) {
-    fmt::print(stderr, "strata: interrupted; no results written\n");
+    fmt::print(stderr, "strata: interrupted; partial-run marker {}/interrupted.json, no results\n", r.dir);
     return kExitInterrupted;
   }
   hooks.scalesim_reports(cfg, topology, r.dir);

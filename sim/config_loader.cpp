@@ -31,7 +31,10 @@ ConfigNode load_resolved(const std::string& path, const SourceLoc& from, std::ve
     cycle += fs::path(id).filename().string();
     throw InputError(from, kExtendsKey, "extends cycle: " + cycle);
   }
-  if (!fs::is_regular_file(path)) {
+  // error_code overload: the throwing one raises filesystem_error (not InputError) for a name too
+  // long for the OS (ENAMETOOLONG), found by tests/fuzz (regressions/experiment/).
+  std::error_code file_ec;
+  if (!fs::is_regular_file(path, file_ec)) {
     throw InputError(from, kExtendsKey, fmt::format("cannot open \"{}\"", path));
   }
   chain.push_back(id);
@@ -92,8 +95,11 @@ ConfigNode resolve_extends(ConfigNode node, const std::string& file) {
 }
 
 ConfigNode load_config(const std::string& path) {
-  if (!fs::exists(path)) throw InputError(SourceLoc{path}, "", "no such file");
-  if (!fs::is_regular_file(path)) throw InputError(SourceLoc{path}, "", "not a regular file");
+  // error_code overload: the throwing one raises filesystem_error (not InputError) for a name too
+  // long for the OS (ENAMETOOLONG), found by tests/fuzz (regressions/experiment/).
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw InputError(SourceLoc{path}, "", "no such file");
+  if (!fs::is_regular_file(path, ec)) throw InputError(SourceLoc{path}, "", "not a regular file");
   return resolve_extends(ConfigNode::load_file(path), path);
 }
 

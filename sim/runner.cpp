@@ -185,7 +185,22 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (ctx.failure()) throw *ctx.failure();
-  if (result.interrupted) return result;
+  if (result.interrupted) {
+    // A marker of the partial run instead of results: an older complete result in the directory
+    // goes too, so nothing left there looks complete.
+    guard.ensure_dir();
+    std::error_code ec;
+    fs::remove(fs::path(result.dir) / "summary.json", ec);
+    nlohmann::ordered_json marker;
+    marker["experiment"] = exp.name;
+    marker["config_hash"] = exp.hash;
+    marker["status"] = "interrupted";
+    marker["simulated_time_s"] = end.to_seconds();
+    if (const auto p = workload->progress()) marker["progress"] = *p;
+    write_file_atomic((fs::path(result.dir) / "interrupted.json").string(), marker.dump(2) + "\n");
+    guard.commit();
+    return result;
+  }
   if (status == "complete" && !workload->finished())
     throw std::runtime_error("the simulation ran out of events before the workload finished (a deadlock in the design)");
 
@@ -217,6 +232,7 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
                                 exp.config.to_yaml()));
   write_file_atomic((dir / "stats.json").string(), stats.to_json().dump(1) + "\n");
   if (timeline) fs::rename(temporary_path(timeline_path), timeline_path);
+  fs::remove(dir / "interrupted.json", ec);
   write_file_atomic((dir / "summary.json").string(), result.summary.dump(2) + "\n");
   guard.commit();
   return result;

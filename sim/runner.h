@@ -4,6 +4,9 @@
 //   stats.json     every statistic, nested by hierarchical name; byte-identical across reruns
 //   timeline.json  on request (sim.timeline or --timeline): Chrome trace events for Perfetto
 //   summary.json   headline figures; written last, so its presence marks a complete result
+//   interrupted.json  instead of the others when SIGINT stopped the run: experiment, config_hash,
+//                  status "interrupted", simulated_time_s and progress reached (a partial-results
+//                  marker; an older summary.json in the directory is removed)
 #pragma once
 
 #include <atomic>
@@ -29,7 +32,7 @@ struct RunOptions {
 struct RunResult {
   std::string dir;
   nlohmann::ordered_json summary;
-  bool interrupted = false;  // nothing was written
+  bool interrupted = false;  // only interrupted.json was written
 };
 
 // Default result directory of an experiment.
