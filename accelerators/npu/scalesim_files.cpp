@@ -256,6 +256,15 @@ Topology read_topology(const std::string& path) {
     }
     if (!topo.gemm && name.find("DP") != std::string::npos) {
       const std::int64_t channels = l.channels;
+      // A depthwise layer becomes one layer per channel, so bound the total: fuzzing
+      // (tests/fuzz/regressions/scalesim_topology/) found that a channel count such as 888888884
+      // made this loop build ~10^9 layers (minutes, tens of GB) instead of failing.
+      constexpr std::int64_t kMaxLayers = 100000;
+      if (channels > kMaxLayers - static_cast<std::int64_t>(topo.layers.size()))
+        throw InputError(SourceLoc{path, line_no, fields[5].column}, header[5],
+                         fmt::format("a depthwise (DP) layer becomes one layer per channel; {} channels make more "
+                                     "than {} layers",
+                                     channels, kMaxLayers));
       l.channels = 1;
       l.depthwise = true;
       for (std::int64_t c = 0; c < channels; ++c) {

@@ -138,7 +138,11 @@ OpId OpGraph::add_op(Operator op) {
   for (const auto& [d, fallback] : info.optional_dims) op.dims.emplace(d, fallback);
   for (const char* d : info.dims)
     if (!op.dims.count(d)) fail(fmt::format("missing dimension '{}'", d));
-  for (const auto& [d, v] : op.dims) {
+  for (const auto& dim : op.dims) {
+    // Not a structured binding: clang 14 (the libFuzzer build, tests/fuzz) cannot capture one
+    // in the lambdas below (a C++20 extension).
+    const std::string& d = dim.first;
+    const auto v = dim.second;
     const bool known = std::any_of(info.dims.begin(), info.dims.end(), [&](const char* n) { return d == n; }) ||
                        std::any_of(info.optional_dims.begin(), info.optional_dims.end(),
                                    [&](const auto& p) { return d == p.first; });
