@@ -16,20 +16,15 @@
 #include "rtl/reference_model.h"
 #include "rtl/runner_template.h"
 #include "rtl/verilator_tool.h"
+#include "sim/process.h"
 #include "sim/results_writer.h"
 #include "sim/schema.h"
+#include "sim/text.h"
 
 namespace fs = std::filesystem;
 
 namespace strata {
 namespace {
-
-std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 fs::path cache_root() {
   if (const char* e = std::getenv("STRATA_RTL_CACHE"); e && *e) return e;
@@ -149,7 +144,7 @@ RtlBuild build_runner(const RtlSpec& spec, const std::map<std::string, VerilogPo
   const std::string inc = ports_inc(spec, ports, systemc);
   const std::string cmake = cmake_lists(spec, systemc);
   std::string key = std::string(kRtlRunnerSource) + design_h + inc + cmake;
-  for (const auto& f : spec.sources) key += f + read(f);
+  for (const auto& f : spec.sources) key += f + read_text_file(f);
   const fs::path dir = cache_root() / fmt::format("{}-{}-{}", spec.top, backend, text_hash(key).substr(0, 16));
   RtlBuild b;
   b.runner = (dir / "build" / "runner").string();
@@ -171,14 +166,14 @@ RtlBuild build_runner(const RtlSpec& spec, const std::map<std::string, VerilogPo
   write_file_atomic((dir / "CMakeLists.txt").string(), cmake);
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::string> configure = {"-S", dir.string(), "-B", (dir / "build").string(), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"};
-  if (run_tool("ccache", {"--version"}).exit_code == 0) {
+  if (run_process("ccache", {"--version"}).exit_code == 0) {
     configure.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache");
     // Next to the builds, so it works where $HOME is read-only or absent.
     if (!std::getenv("CCACHE_DIR")) ::setenv("CCACHE_DIR", (cache_root() / "ccache").c_str(), 0);
   }
-  ToolResult r = run_tool("cmake", configure);
+  ProcessResult r = run_process("cmake", configure);
   const unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
-  if (r.exit_code == 0) r = run_tool("cmake", {"--build", (dir / "build").string(), "-j", std::to_string(jobs)});
+  if (r.exit_code == 0) r = run_process("cmake", {"--build", (dir / "build").string(), "-j", std::to_string(jobs)});
   write_file_atomic((dir / "build.log").string(), r.output);
   if (r.exit_code != 0) {
     std::error_code ec;
@@ -198,7 +193,7 @@ RtlRun run_runner(const RtlBuild& b, const std::string& stimulus, const std::str
     args.push_back(std::to_string(from));
     args.push_back(std::to_string(to));
   }
-  const ToolResult r = run_tool(b.runner, args);
+  const ProcessResult r = run_process(b.runner, args);
   if (r.exit_code != 0) throw std::runtime_error(fmt::format("{} failed ({}): {}", b.runner, r.exit_code, first_error(r.output)));
   RtlRun run;
   std::ifstream in(events);

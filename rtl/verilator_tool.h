@@ -1,18 +1,9 @@
-// Running Verilator and the build tools from the rtl-check flow.
+// Verilator-specific pieces of the rtl-check flow (running programs is sim/process.h).
 #pragma once
 
 #include <string>
-#include <vector>
 
 namespace strata {
-
-struct ToolResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-// Runs `program args...` (no shell) and captures its output.
-ToolResult run_tool(const std::string& program, const std::vector<std::string>& args, const std::string& cwd = "");
 
 // "verilator", or $STRATA_VERILATOR.
 std::string verilator_program();

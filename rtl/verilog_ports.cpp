@@ -10,6 +10,7 @@
 
 #include "rtl/reference_model.h"
 #include "rtl/verilator_tool.h"
+#include "sim/process.h"
 
 namespace fs = std::filesystem;
 namespace pt = boost::property_tree;
@@ -23,7 +24,7 @@ std::map<std::string, VerilogPort> verilog_ports(const RtlSpec& spec, const std:
   for (const auto& [k, v] : spec.parameters) args.push_back(fmt::format("-G{}={}", k, v));
   for (const auto& d : spec.defines) args.push_back("+define+" + d);
   for (const auto& s : spec.sources) args.push_back(s);
-  const ToolResult r = run_tool(verilator_program(), args);
+  const ProcessResult r = run_process(verilator_program(), args);
   if (r.exit_code != 0)
     throw InputError(SourceLoc{spec.file}, "rtl.sources", "Verilator rejects the design: " + first_error(r.output));
   const fs::path xml = dir / fmt::format("V{}.xml", spec.top);

@@ -49,6 +49,11 @@ std::string format_value(const nlohmann::ordered_json& v) {
   return v.dump();
 }
 
+int report_interrupted(const RunResult& r) {
+  fmt::print(stderr, "strata: interrupted; partial-run marker {}/interrupted.json, no results\n", r.dir);
+  return kExitInterrupted;
+}
+
 int cmd_run(const std::string& experiment, const std::vector<std::string>& sets, const std::string& output,
             bool timeline, bool progress_on, bool progress_off, bool quiet, const std::string& expect_hash,
             const Registry& registry) {
@@ -66,10 +71,7 @@ int cmd_run(const std::string& experiment, const std::vector<std::string>& sets,
   options.interrupt = &g_interrupted;
   std::signal(SIGINT, on_sigint);
   const RunResult r = run_experiment(exp, registry, options);
-  if (r.interrupted) {
-    fmt::print(stderr, "strata: interrupted; partial-run marker {}/interrupted.json, no results\n", r.dir);
-    return kExitInterrupted;
-  }
+  if (r.interrupted) return report_interrupted(r);
   if (!quiet) {
     fmt::print("{} ({}): {}\n", exp.name, exp.hash.substr(0, 16), r.summary["status"].get<std::string>());
     for (const auto& [key, value] : r.summary.items()) {
@@ -110,10 +112,7 @@ int cmd_run_scalesim(const std::string& cfg, const std::string& topology, const 
   options.interrupt = &g_interrupted;
   std::signal(SIGINT, on_sigint);
   const RunResult r = run_experiment(exp, registry, options);
-  if (r.interrupted) {
-    fmt::print(stderr, "strata: interrupted; partial-run marker {}/interrupted.json, no results\n", r.dir);
-    return kExitInterrupted;
-  }
+  if (r.interrupted) return report_interrupted(r);
   hooks.scalesim_reports(cfg, topology, r.dir);
   {
     std::ofstream out(fs::path(r.dir) / "scalesim_experiment.yaml");

@@ -12,6 +12,9 @@ std::string_view trim(std::string_view s);
 std::string lower(std::string_view s);
 std::vector<std::string> split(std::string_view s, char sep);
 
+// A whole file's bytes; empty when it cannot be read.
+std::string read_text_file(const std::string& path);
+
 // Levenshtein edit distance.
 size_t edit_distance(std::string_view a, std::string_view b);
 

@@ -9,6 +9,10 @@
 #include <sys/wait.h>
 #include <string>
 
+// A GoogleTest check that `haystack` contains `needle`, printing the haystack when it does not.
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
+
 namespace strata::testing {
 
 // A fresh directory under /tmp, removed with everything in it when the object goes away.

@@ -3,7 +3,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -17,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/results_writer.h"
+#include "sim/text.h"
 
 extern char** environ;
 
@@ -25,16 +25,9 @@ namespace fs = std::filesystem;
 namespace strata {
 namespace {
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // The last lines of stderr (at most ~2 KB) for failed.json and results.
 std::string stderr_tail(const std::string& point_dir) {
-  std::string text = read_all(fs::path(point_dir) / "stderr.log");
+  std::string text = read_text_file((fs::path(point_dir) / "stderr.log").string());
   if (text.size() > 2048) text = text.substr(text.size() - 2048);
   return text;
 }
@@ -80,7 +73,7 @@ int recorded_attempts(const std::string& point_dir) {
   std::error_code ec;
   if (!fs::exists(p, ec)) return 0;
   try {
-    return nlohmann::json::parse(read_all(p)).value("attempts", 0);
+    return nlohmann::json::parse(read_text_file(p.string())).value("attempts", 0);
   } catch (const std::exception&) {
     return 0;
   }

@@ -1,16 +1,14 @@
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <thread>
 
-#include <sys/wait.h>
-
 #include <fmt/format.h>
 
 #include "sim/input_error.h"
+#include "sim/process.h"
 #include "sim/results_writer.h"
 #include "sim/sweep/executor.h"
 #include "sim/sweep/point_runner.h"
@@ -27,23 +25,6 @@ std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
-}
-
-struct Command {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
-
-Command run_command(const std::string& cmd) {
-  Command c;
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) throw std::runtime_error(fmt::format("cannot run {}", cmd));
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) c.output.append(buf, n);
-  const int status = ::pclose(p);
-  c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return c;
 }
 
 std::string one_line(std::string s) {
@@ -97,7 +78,7 @@ std::string write_round(const std::string& dir, int round, const std::vector<con
 
 // True while the job (any of its array tasks) is known to squeue.
 bool job_listed(const std::string& job) {
-  const Command c = run_command("squeue -h -j " + job + " -o %i");
+  const ProcessResult c = run_process("squeue", {"-h", "-j", job, "-o", "%i"});
   if (c.exit_code != 0) {
     // A job that has aged out of slurmctld is "Invalid job id": gone.
     if (c.output.find("Invalid job id") != std::string::npos) return false;
@@ -120,7 +101,7 @@ void wait_for_job(const std::string& job, const std::vector<const ExecItem*>& it
     progress.update(o.done_before + result.ok + ok, o.failed_before + result.failed, static_cast<int>(items.size()) - ok);
     if (!listed) return;
     if (!cancelled && o.interrupt && o.interrupt->load()) {
-      run_command("scancel " + job);
+      run_process("scancel", {job});
       cancelled = true;
       result.interrupted = true;
     }
@@ -132,25 +113,25 @@ void wait_for_job(const std::string& job, const std::vector<const ExecItem*>& it
 
 ExecResult run_slurm(const std::string& dir, const std::vector<ExecItem>& items, const ExecOptions& o) {
   ExecResult result;
-  std::vector<const ExecItem*> todo;
-  for (const ExecItem& i : items) todo.push_back(&i);
+  std::vector<const ExecItem*> pending;
+  for (const ExecItem& i : items) pending.push_back(&i);
   std::map<const ExecItem*, int> attempts;
   SweepProgress progress(o.progress, o.label, o.done_before + o.failed_before + static_cast<int>(items.size()));
   // Rounds already in the directory (an earlier driver's) keep their files.
   int round = 0;
   while (fs::exists(tasks_path(dir, round))) ++round;
-  while (!todo.empty()) {
-    const std::string script = write_round(dir, round, todo, o);
+  while (!pending.empty()) {
+    const std::string script = write_round(dir, round, pending, o);
     result.scripts.push_back(script);
     if (!o.submit) return result;
-    const Command sb = run_command("sbatch --parsable " + shell_quote(script));
+    const ProcessResult sb = run_process("sbatch", {"--parsable", script});
     const std::string job(trim(sb.output.substr(0, sb.output.find(';'))));
     if (sb.exit_code != 0 || job.empty() || job.find_first_not_of("0123456789") != std::string::npos)
       throw InputError(SourceLoc{script}, "slurm", "sbatch refused the job array: " + one_line(sb.output));
     write_file_atomic((fs::path(dir) / "slurm" / fmt::format("round-{}.job", round)).string(), job + "\n");
-    wait_for_job(job, todo, o, progress, result);
+    wait_for_job(job, pending, o, progress, result);
     std::vector<const ExecItem*> again;
-    for (const ExecItem* i : todo) {
+    for (const ExecItem* i : pending) {
       PointState s = point_state(i->dir);
       if (s == PointState::Ok) {
         ++result.ok;
@@ -166,7 +147,7 @@ ExecResult run_slurm(const std::string& dir, const std::vector<ExecItem>& items,
       else ++result.failed;
     }
     if (result.interrupted) break;
-    todo.swap(again);
+    pending.swap(again);
     ++round;
   }
   progress.finish();

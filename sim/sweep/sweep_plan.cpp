@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/results_writer.h"
+#include "sim/text.h"
 
 namespace fs = std::filesystem;
 
@@ -37,10 +38,7 @@ void write_point_files(const std::string& dir, const std::vector<SweepPoint>& po
     const fs::path d = fs::path(dir) / s.dir();
     fs::create_directories(d);
     const fs::path yaml = d / "point.yaml";
-    std::ifstream in(yaml);
-    std::stringstream old;
-    old << in.rdbuf();
-    if (!in || old.str() != s.yaml) write_file_atomic(yaml.string(), s.yaml);
+    if (read_text_file(yaml.string()) != s.yaml) write_file_atomic(yaml.string(), s.yaml);
   }
 }
 

@@ -75,7 +75,9 @@ int check_decode(const std::string& hardware, const std::string& model, int laye
   }
   // Engines never exceed their peak.
   for (const auto& [core, node] : stats["hardware"].items())
-    if (core.rfind("core", 0) == 0) EXPECT_LE(node["engine"]["utilization"]["value"].get<double>(), 1.0);
+    if (core.rfind("core", 0) == 0) {
+      EXPECT_LE(node["engine"]["utilization"]["value"].get<double>(), 1.0);
+    }
   return checked;
 }
 

@@ -52,9 +52,6 @@ class ConfigTest : public ::testing::Test {
   TempDir dir;
 };
 
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
-
 }  // namespace
 
 TEST_F(ConfigTest, ValidExperimentFillsDefaults) {

@@ -20,9 +20,6 @@ using testing::source_path;
 using testing::TempDir;
 namespace fs = std::filesystem;
 
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
-
 std::string sweep_text(const std::string& extra = "") {
   return "extends: " + source_path("configs/experiments/quickstart.yaml") +
          "\nname: qs\nsweep:\n"

@@ -17,9 +17,6 @@ using testing::source_path;
 using testing::TempDir;
 namespace fs = std::filesystem;
 
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
-
 class SweepSlurm : public ::testing::Test {
  protected:
   void SetUp() override {

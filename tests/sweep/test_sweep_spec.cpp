@@ -42,9 +42,6 @@ class SweepSpecTest : public ::testing::Test {
   TempDir dir;
 };
 
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
-
 std::vector<std::string> column(const Expansion& e, size_t axis) {
   std::vector<std::string> out;
   for (const auto& p : e.points) out.push_back(p.labels[axis]);

@@ -39,9 +39,6 @@ std::string error_of(const std::function<void()>& f) {
   return "no error";
 }
 
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
-
 std::string shared_datasets() { return strata::testing::source_path("../shared/datasets"); }
 
 #define SKIP_WITHOUT_SHARED()                                                                 \

@@ -1,0 +1,19 @@
+// Running another program and capturing its output (Verilator and CMake for rtl-check; sbatch,
+// squeue and scancel for the Slurm executor). Arguments go to the program as they are, with no
+// shell in between, so paths need no quoting.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace strata {
+
+struct ProcessResult {
+  int exit_code = -1;  // 128 + signal when a signal ended it; -1 when it could not start
+  std::string output;  // stdout and stderr together
+};
+
+// Runs `program` (looked up on PATH) with `args` in `cwd` (default: this process's) and waits.
+ProcessResult run_process(const std::string& program, const std::vector<std::string>& args, const std::string& cwd = "");
+
+}  // namespace strata
