@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
 
 #include <unistd.h>
 #include <cerrno>
@@ -395,6 +396,11 @@ int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hoo
     return kExitBadInput;
   } catch (const InputError& e) {
     fmt::print(stderr, "{}\n", e.what());
+    return kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    // The up-front checks (sim/memory_budget.h) catch the inputs known to be large; this is the
+    // backstop for the rest, still one line and no abort trace.
+    fmt::print(stderr, "strata: error: out of memory: the input needs more memory than this process may use\n");
     return kExitBadInput;
   } catch (const std::exception& e) {
     fmt::print(stderr, "strata: internal error: {}\n", e.what());

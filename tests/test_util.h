@@ -7,7 +7,12 @@
 #include <sstream>
 
 #include <sys/wait.h>
+#include <functional>
 #include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/input_error.h"
 
 // A GoogleTest check that `haystack` contains `needle`, printing the haystack when it does not.
 #define EXPECT_CONTAINS(haystack, needle) \
@@ -41,6 +46,33 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// Sets an environment variable (inherited by the strata processes a test starts) until the
+// object goes away, then restores the old value.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() { had_ ? ::setenv(name_.c_str(), old_.c_str(), 1) : ::unsetenv(name_.c_str()); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
+
+// The message of the InputError `f` throws, "no error" if none (other exceptions propagate).
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 inline std::string read_file(const std::string& path) {
   std::ifstream in(path);
   std::ostringstream s;
@@ -48,12 +80,36 @@ inline std::string read_file(const std::string& path) {
   return s.str();
 }
 
+inline nlohmann::json json_file(const std::string& path) { return nlohmann::json::parse(read_file(path)); }
+
 inline std::string source_path(const std::string& relative) { return std::string(STRATA_SOURCE_DIR) + "/" + relative; }
+
+// The first shipped example, used by the CLI tests.
+inline const std::string kQuickstart = source_path("configs/experiments/quickstart.yaml");
 
 struct CommandResult {
   int code;
   std::string out, err;
 };
+
+// `err` without the three-line notice AddressSanitizer prints (in scripts/sanitize's build) when
+// an exception is thrown on a SystemC coroutine stack, which it cannot see (google/sanitizers#189).
+inline std::string without_asan_notice(std::string err) {
+  const size_t at = err.find("WARNING: ASan is ignoring requested __asan_handle_no_return");
+  if (at == std::string::npos) return err;
+  const size_t line_start = err.rfind('\n', at);
+  const size_t begin = line_start == std::string::npos ? 0 : line_start + 1;
+  size_t end = begin;
+  for (int line = 0; line < 3; ++line) {
+    const size_t newline = err.find('\n', end);
+    if (newline == std::string::npos) {
+      end = err.size();
+      break;
+    }
+    end = newline + 1;
+  }
+  return err.erase(begin, end - begin);
+}
 
 // Runs `strata <args>` in `cwd` (default: the source tree) and captures its output.
 inline CommandResult run_strata(const std::string& args, const std::string& cwd = STRATA_SOURCE_DIR) {
@@ -61,7 +117,8 @@ inline CommandResult run_strata(const std::string& args, const std::string& cwd 
   const std::string cmd = "cd '" + cwd + "' && '" + std::string(STRATA_BINARY) + "' " + args + " >'" + io.file("out") +
                           "' 2>'" + io.file("err") + "' </dev/null";
   const int status = std::system(cmd.c_str());
-  return CommandResult{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(io.file("out")), read_file(io.file("err"))};
+  return CommandResult{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(io.file("out")),
+                       without_asan_notice(read_file(io.file("err")))};
 }
 
 }  // namespace strata::testing

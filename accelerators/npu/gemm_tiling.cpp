@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "sim/input_error.h"
+#include "sim/rounding.h"
 
 namespace strata {
 
@@ -29,7 +30,6 @@ std::vector<std::int64_t> sizes(std::int64_t dim, std::int64_t align) {
 constexpr double kRowPenalty = 512;         // bytes-equivalent per non-contiguous row
 constexpr double kTileOverheadCycles = 64;  // per tile: DMA descriptors, buffer hand-over
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // A dimension cut into tiles: `full` tiles of `size` and one remainder tile (0 when none).
 struct Cut {

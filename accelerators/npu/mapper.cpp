@@ -10,6 +10,7 @@
 #include "accelerators/npu/gemm_tiling.h"
 #include "sim/input_error.h"
 #include "workloads/formats/number_format.h"
+#include "sim/rounding.h"
 
 namespace strata {
 
@@ -35,7 +36,6 @@ namespace {
 
 constexpr std::uint64_t kTensorAlign = 4096;
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // [begin, end) ranges splitting `total` into `parts` nearly equal pieces, each a multiple of
 // `align` except the last.

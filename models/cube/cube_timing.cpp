@@ -7,6 +7,7 @@
 //   a_reads = m·k·nb (each A block is read again for every column block of B),
 //   b_reads = k·n·mb, c_writes = m·n (partial sums stay in the accumulator over all of k).
 #include "models/cube/cube_timing.h"
+#include "sim/rounding.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,13 +19,7 @@ namespace {
 
 using u64 = std::uint64_t;
 
-u64 ceil_div(u64 a, u64 b) { return (a + b - 1) / b; }
 
-// ⌈x⌉, with x taken as the integer it is within floating-point noise (k / (k0·1.5), ...).
-u64 ceil_snap(double x) {
-  const double r = std::round(x);
-  return static_cast<u64>(std::abs(x - r) <= 1e-9 * std::max(1.0, std::abs(x)) ? r : std::ceil(x));
-}
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 // (P·s is a whole number of bank rows), so one period is walked and scaled. Ports are
 // independent: the count is for one port and does not depend on how many there are.
 #include "models/scratchpad/scratchpad_timing.h"
+#include "sim/rounding.h"
 
 #include <algorithm>
 #include <numeric>
@@ -25,7 +26,6 @@ namespace {
 
 using u64 = std::uint64_t;
 
-u64 ceil_div(u64 a, u64 b) { return (a + b - 1) / b; }
 
 void check(const ScratchpadConfig& cfg) {
   if (cfg.banks <= 0 || cfg.bank_width_bytes <= 0 || cfg.ports <= 0)

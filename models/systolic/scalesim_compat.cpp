@@ -18,6 +18,7 @@
 //    except for the padding of its last line, which is why some DRAM ofmap write counts exceed
 //    the elements written (65,567 for 65,536).
 #include "models/systolic/scalesim_compat.h"
+#include "sim/rounding.h"
 
 #include <algorithm>
 #include <deque>
@@ -31,7 +32,6 @@ using i64 = std::int64_t;
 using u64 = std::uint64_t;
 
 namespace {
-i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
 }  // namespace
 
 // topology_utils.topo_calc_hyperparams: ofmap = ceil((ifmap − filter + stride) / stride).

@@ -36,6 +36,7 @@
 //   is: a = M·K (each input preloaded once), b = ⌈M/C⌉·N·K, c_writes and c_reads as ws.
 // These match SCALE-Sim's ifmap/filter/ofmap request counts (ofmap = c_writes).
 #include "models/systolic/systolic_timing.h"
+#include "sim/rounding.h"
 
 #include <algorithm>
 #include <cmath>
@@ -63,16 +64,7 @@ namespace {
 
 using u64 = std::uint64_t;
 
-u64 ceil_div(u64 a, u64 b) { return (a + b - 1) / b; }
 
-// x rounded to the nearest integer when it is one up to floating-point noise (K / rate with
-// rate = 1.5, cycles / 0.1, ...), so that ceil and floor do not step past an exact result.
-double snap(double x) {
-  const double r = std::round(x);
-  return std::abs(x - r) <= 1e-9 * std::max(1.0, std::abs(x)) ? r : x;
-}
-u64 ceil_snap(double x) { return static_cast<u64>(std::ceil(snap(x))); }
-u64 floor_snap(double x) { return static_cast<u64>(std::floor(snap(x))); }
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 // sequences of dependent passes (each waits for the previous one's results, so every pass pays
 // its pipeline latency). E = rows·cols elements, R = rows.
 #include "models/vector/vector_timing.h"
+#include "sim/rounding.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,11 +47,6 @@ std::uint64_t ceil_log2(std::int64_t x) {
   return bits;
 }
 
-// ⌈x⌉, x taken as the integer it is within floating-point noise.
-std::uint64_t ceil_snap(double x) {
-  const double r = std::round(x);
-  return static_cast<std::uint64_t>(std::abs(x - r) <= 1e-9 * std::max(1.0, std::abs(x)) ? r : std::ceil(x));
-}
 
 }  // namespace
 

@@ -12,6 +12,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using strata::testing::read_file;
 using strata::testing::source_path;
+using strata::testing::kQuickstart;
 using strata::testing::TempDir;
 
 namespace {
@@ -19,7 +20,6 @@ namespace {
 using Result = strata::testing::CommandResult;
 using strata::testing::run_strata;
 
-const std::string kQuickstart = source_path("configs/experiments/quickstart.yaml");
 
 bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
 
@@ -226,6 +226,33 @@ TEST(CliWorkload, GraphWorkloadsNeedHardwareWithAMapper) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("has no mapper for operator graphs"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(d.file("out2")));
+}
+
+// Resource limits end to end: inputs that claim huge sizes stop with exit 2 and one line before
+// anything large is allocated (sim/memory_budget.h); the sweep limit is in tests/sweep.
+TEST(CliWorkload, HugeClaimsExitTwoBeforeAllocating) {
+  TempDir d;
+  strata::testing::ScopedEnv limit("STRATA_MEMORY_LIMIT", "2 GiB");
+  const std::string gnn = "workload: {kind: gnn, model: gcn, layer_dims: [4, 2], graph: ";
+  d.write("big.edges", "0 2147483647\n");
+  d.write("edges.yaml", gnn + "{source: edge_list, path: big.edges}}\n");
+  d.write("power.yaml", gnn + "{source: power_law, nodes: 1000000000000}}\n");
+  d.write("rmat.yaml", gnn + "{source: rmat, scale: 31, edge_factor: 1}}\n");
+  d.write("t.trace", "0 R 0x10\n5 R 0x1ffffffffffffffff\n");
+  d.write("trace.yaml", "name: t\nhardware: {kind: simple_memory}\nworkload: {kind: memory_trace, path: t.trace}\n");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"workload info " + d.file("edges.yaml"), "big.edges: error: a CSR graph of 2147483648 nodes and 1 edges needs"},
+      {"workload info " + d.file("power.yaml"), "power.yaml:1:89: error: workload.graph.nodes: 1000000000000 is out of range"},
+      {"workload info " + d.file("rmat.yaml"), "rmat.yaml:1:55: error: workload.graph.scale: an R-MAT graph of 2^31 nodes"},
+      {"run " + d.file("trace.yaml") + " -o " + d.file("out"), "t.trace:2:5: error: address does not fit in 64 bits"},
+  };
+  for (const auto& [args, expected] : cases) {
+    const Result r = run_strata(args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    EXPECT_CONTAINS(r.err, expected);
+  }
+  EXPECT_FALSE(fs::exists(d.file("out")));
 }
 
 TEST(CliWorkload, BadTraceExitsTwoWithItsLine) {

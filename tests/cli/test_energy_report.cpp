@@ -12,6 +12,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using strata::testing::read_file;
 using strata::testing::source_path;
+using strata::testing::kQuickstart;
 using strata::testing::TempDir;
 
 namespace {
@@ -20,7 +21,6 @@ using Result = strata::testing::CommandResult;
 
 using strata::testing::run_strata;
 
-const std::string kQuickstart = source_path("configs/experiments/quickstart.yaml");
 
 double value(const json& stats, const std::string& dotted) {
   const json* node = &stats;

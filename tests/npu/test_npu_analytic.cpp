@@ -20,8 +20,6 @@ namespace {
 constexpr double kLatencyBound = 0.10;
 constexpr double kEnergyBound = 0.05;
 
-nlohmann::json json_file(const std::string& path) { return nlohmann::json::parse(read_file(path)); }
-
 // The `# smoke:` settings of a shipped example ("" when it has none).
 std::string smoke_settings(const std::string& experiment) {
   std::ifstream in(source_path(experiment));

@@ -10,8 +10,6 @@
 namespace strata::testing {
 namespace {
 
-nlohmann::json json_file(const std::string& path) { return nlohmann::json::parse(read_file(path)); }
-
 // The sustained bandwidth (GB/s) of a memory preset on a long sequential stream of `request`
 // requests: the bound a streaming operator can reach on it (XOR-hashed controllers reach
 // 90-93% of peak; see docs/npu.md).

@@ -18,6 +18,7 @@
 using strata::CsrGraph;
 using strata::FeatureStats;
 using strata::InputError;
+using strata::testing::error_of;
 using strata::testing::TempDir;
 
 namespace {
@@ -27,16 +28,6 @@ const std::vector<std::int64_t> kGnnBuckets = {1, 2, 4, 8, 16, 32};  // 0 / 1 / 
 std::vector<std::int32_t> row(const CsrGraph& g, std::int64_t v) {
   const auto n = g.neighbors(v);
   return std::vector<std::int32_t>(n.begin(), n.end());
-}
-
-// The message of the InputError `f` throws ("no error" if none; other exceptions propagate).
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 std::string shared_datasets() { return strata::testing::source_path("../shared/datasets"); }
@@ -177,6 +168,29 @@ TEST(EdgeList, BadInputNamesFileLineAndColumn) {
   const std::string missing = d.file("missing.txt");
   EXPECT_CONTAINS(error_of([&] { strata::load_edge_list(missing, true); }), missing + ": error: cannot open file");
   EXPECT_CONTAINS(error_of([&] { strata::load_edge_list(d.path().string(), true); }), "is a directory");
+}
+
+// A one-line file may claim a graph of 2^31 nodes; its CSR arrays (34 GB) are checked against the
+// memory budget before anything is allocated. (An id of 10^12 is already out of the int32 range.)
+TEST(ResourceLimits, HugeNodeCountsFailBeforeAllocating) {
+  TempDir d;
+  strata::testing::ScopedEnv limit("STRATA_MEMORY_LIMIT", "1 GiB");
+  const auto edges = d.write("big.edges", "0 2147483647\n");
+  EXPECT_CONTAINS(error_of([&] { strata::load_edge_list(edges, true); }),
+                  edges + ": error: a CSR graph of 2147483648 nodes and 1 edges needs 32 GiB of memory, more than "
+                          "the 1 GiB this process may use");
+  EXPECT_CONTAINS(error_of([&] { strata::load_edge_list(d.write("e12.edges", "0 1000000000000\n"), true); }),
+                  "e12.edges:1:3: error: node id 1000000000000 is not below 2^31 = 2147483648");
+  // A feature matrix shape declared in a comment is bounded like node ids, then budgeted.
+  EXPECT_CONTAINS(error_of([&] { strata::load_sparse_features(d.write("f.txt", "# shape 1000000000000 x 4\n0 1 1\n")); }),
+                  "f.txt:1: error: declared shape 1000000000000 x 4 exceeds 2147483648 x 2147483647");
+  EXPECT_CONTAINS(error_of([&] { strata::load_sparse_features(d.write("g.txt", "# shape 2000000000 x 4\n0 1 1\n")); }),
+                  "g.txt: error: per-row counts of 2000000000 feature rows needs 7.45 GiB of memory");
+  // A statistics header claiming 2^31 rows reserves nothing up front; the short count list fails.
+  EXPECT_CONTAINS(error_of([&] {
+                    strata::load_feature_stats(d.write("s.txt", "rows 2147483648\ncolumns 4\nnnz 1\nrow_nnz\n1\n"));
+                  }),
+                  "row_nnz has 1 counts but rows = 2147483648");
 }
 
 // ---------------------------------------------------------------------------------------------

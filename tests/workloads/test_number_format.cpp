@@ -10,22 +10,18 @@
 #include <vector>
 
 #include "workloads/formats/number_format.h"
+#include "workloads/number_format_test_util.h"
 
 using strata::find_number_format;
 using strata::FormatKind;
 using strata::Granularity;
 using strata::number_formats;
 using strata::NumberFormat;
+using strata::testing::fmt_of;
 using strata::parse_quant_spec;
 using strata::QuantSpec;
 
 namespace {
-
-const NumberFormat& fmt_of(const char* name) {
-  const NumberFormat* f = find_number_format(name);
-  if (f == nullptr) throw std::runtime_error(std::string("no format ") + name);
-  return *f;
-}
 
 // The message of the std::invalid_argument that parse_quant_spec throws for `text`.
 std::string parse_error(const std::string& text) {

@@ -18,12 +18,14 @@
 
 #include "workloads/formats/gemm_error.h"
 #include "workloads/formats/quantizer.h"
+#include "workloads/number_format_test_util.h"
 
 using strata::fake_quantize;
 using strata::find_number_format;
 using strata::gemm_error;
 using strata::GemmErrorOptions;
 using strata::NumberFormat;
+using strata::testing::fmt_of;
 using strata::parse_quant_spec;
 using strata::QuantizeOptions;
 using strata::round_to_element;
@@ -31,12 +33,6 @@ using strata::Rounding;
 using strata::sqnr_db;
 
 namespace {
-
-const NumberFormat& fmt_of(const char* name) {
-  const NumberFormat* f = find_number_format(name);
-  if (f == nullptr) throw std::runtime_error(std::string("no format ") + name);
-  return *f;
-}
 
 double nan() { return std::numeric_limits<double>::quiet_NaN(); }
 

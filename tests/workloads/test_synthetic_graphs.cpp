@@ -7,10 +7,12 @@
 #include <functional>
 
 #include "sim/input_error.h"
+#include "test_util.h"
 #include "workloads/graph/csr_graph.h"
 #include "workloads/graph/synthetic_graphs.h"
 
 using strata::CsrGraph;
+using strata::testing::error_of;
 
 namespace {
 
@@ -24,15 +26,6 @@ std::uint64_t fingerprint(const CsrGraph& g) {
   mix(g.row_ptr(), sizeof(std::int64_t) * static_cast<size_t>(g.num_nodes() + 1));
   mix(g.col_idx(), sizeof(std::int32_t) * static_cast<size_t>(g.num_edges()));
   return h;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const strata::InputError& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 // Maximum-likelihood estimate of a power-law exponent from the degrees >= k_min (the discrete
@@ -118,6 +111,13 @@ TEST(Rmat, RejectsBadParameters) {
             std::string::npos);
 }
 
+TEST(Rmat, LargestScaleIsCheckedAgainstTheMemoryBudget) {
+  strata::testing::ScopedEnv limit("STRATA_MEMORY_LIMIT", "1 GiB");
+  EXPECT_EQ(error_of([] { strata::rmat_graph(31, 1, 0.57, 0.19, 0.19, 1); }),
+            "<input>: error: scale: an R-MAT graph of 2^31 nodes and 2147483648 edges needs 64 GiB of memory, more "
+            "than the 1 GiB this process may use (physical memory and ulimit; STRATA_MEMORY_LIMIT overrides)");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Chung-Lu power law
 
@@ -181,6 +181,13 @@ TEST(PowerLaw, RejectsBadParameters) {
   EXPECT_EQ(error_of([] { strata::power_law_graph(100, 200, 2.5, 1); }),
             "<input>: error: avg_degree: must be in (0, n - 1 = 99], got 200");
   EXPECT_EQ(error_of([] { strata::power_law_graph(100, 5, 2.0, 1); }), "<input>: error: gamma: must be greater than 2, got 2");
+}
+
+TEST(PowerLaw, LargestGraphIsCheckedAgainstTheMemoryBudget) {
+  strata::testing::ScopedEnv limit("STRATA_MEMORY_LIMIT", "1 GiB");
+  EXPECT_NE(error_of([] { strata::power_law_graph(std::int64_t{1} << 31, 8, 2.5, 1); })
+                .find("nodes: a power-law graph of 2147483648 nodes and about 8589934592 edges needs"),
+            std::string::npos);
 }
 
 TEST(PowerLaw, DenseGraphStillValid) {

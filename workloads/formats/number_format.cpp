@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "sim/text.h"
+#include "sim/rounding.h"
 
 namespace strata {
 
@@ -125,7 +126,6 @@ std::string element_display(const NumberFormat& f) {
   return fmt::format("FP{} E{}M{}", f.element_bits, f.exponent_bits, f.mantissa_bits);
 }
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // Scales in one row of `row_length` elements, and the bits of each.
 std::pair<std::int64_t, int> row_scales(const QuantSpec& q, std::int64_t row_length) {

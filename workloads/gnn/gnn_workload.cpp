@@ -100,7 +100,7 @@ GnnWorkload::GnnWorkload(const ValidatedNode& cfg, SimContext& ctx) : GraphWorkl
   } catch (const InputError& e) {
     // Generators name only their parameter; point at the section that set it.
     if (!e.loc().file.empty()) throw;
-    throw InputError(gs.loc, gs.path + "." + e.key(), e.message());
+    throw InputError(gs.loc, e.key().empty() ? gs.path : gs.path + "." + e.key(), e.message());
   }
 
   model_ = cfg.params.string("model");

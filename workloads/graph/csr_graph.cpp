@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/memory_budget.h"
+
 namespace strata {
 namespace {
 
@@ -104,6 +106,10 @@ CsrGraph CsrGraph::from_edges(std::string name, std::int64_t num_nodes,
                               bool keep_self_loops) {
   if (num_nodes < 0 || num_nodes > kMaxNodes)
     throw std::out_of_range(fmt::format("CSR graph '{}': node count {} is outside [0, {}]", name, num_nodes, kMaxNodes));
+  // row_ptr and its fill cursors (8 bytes a node each), col_idx (4 bytes an entry).
+  const double entries = static_cast<double>(edges.size()) * (symmetrize ? 2 : 1);
+  require_memory(16.0 * static_cast<double>(num_nodes) + 4.0 * entries,
+                 fmt::format("a CSR graph of {} nodes and {} edges", num_nodes, edges.size()));
   const size_t n = static_cast<size_t>(num_nodes);
   // Counting sort by source: count, prefix-sum, scatter; then sort and deduplicate each row.
   std::vector<std::int64_t> row_ptr(n + 1, 0);

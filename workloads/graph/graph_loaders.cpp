@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "sim/input_error.h"
+#include "sim/memory_budget.h"
 #include "sim/results_writer.h"
 
 namespace strata {
@@ -142,6 +143,16 @@ std::vector<Edge> read_edges(const std::string& path, std::int64_t declared_node
 
 std::string stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
+// CsrGraph::from_edges, with its memory-limit error pointed at the file the node count came from.
+CsrGraph graph_from_edges(const std::string& path, const std::string& name, std::int64_t num_nodes,
+                          std::vector<Edge> edges, bool symmetrize) {
+  try {
+    return CsrGraph::from_edges(name, num_nodes, std::move(edges), symmetrize);
+  } catch (const InputError& e) {
+    throw InputError(SourceLoc{path}, e.key(), e.message());
+  }
+}
+
 bool exists(const std::string& path) {
   std::error_code ec;
   return std::filesystem::exists(path, ec);
@@ -216,7 +227,7 @@ CsrGraph load_edge_list(const std::string& path, bool symmetrize, std::int64_t n
   std::int64_t max_id = -1;
   std::vector<Edge> edges = read_edges(path, num_nodes, max_id);
   const std::int64_t n = num_nodes > 0 ? num_nodes : max_id + 1;
-  return CsrGraph::from_edges(stem(path), n, std::move(edges), symmetrize);
+  return graph_from_edges(path, stem(path), n, std::move(edges), symmetrize);
 }
 
 CsrGraph load_linqs_cites(const std::string& path, std::vector<std::string>* paper_ids) {
@@ -240,7 +251,7 @@ CsrGraph load_linqs_cites(const std::string& path, std::vector<std::string>* pap
     // The citing paper (second field) links to the cited one (first field).
     edges.emplace_back(ids[1], ids[0]);
   }
-  CsrGraph g = CsrGraph::from_edges(stem(path), static_cast<std::int64_t>(names.size()), std::move(edges), true);
+  CsrGraph g = graph_from_edges(path, stem(path), static_cast<std::int64_t>(names.size()), std::move(edges), true);
   if (paper_ids) *paper_ids = std::move(names);
   return g;
 }
@@ -254,6 +265,8 @@ FeatureStats load_sparse_features(const std::string& path, std::int64_t rows, st
   r.on_comment = [&](std::string_view comment) {
     std::int64_t fr = 0, fc = 0;
     if (!shape_in_file && parse_shape(comment, fr, fc)) {
+      if (fr > CsrGraph::kMaxNodes || fc > INT32_MAX)
+        r.fail_line(fmt::format("declared shape {} x {} exceeds {} x {}", fr, fc, CsrGraph::kMaxNodes, INT32_MAX));
       rows = fr;
       columns = fc;
       declared = true;
@@ -280,6 +293,8 @@ FeatureStats load_sparse_features(const std::string& path, std::int64_t rows, st
   s.rows = declared ? rows : max_row + 1;
   s.columns = declared ? columns : max_col + 1;
   s.nnz = static_cast<std::int64_t>(entries.size());
+  require_memory(4.0 * static_cast<double>(s.rows), fmt::format("per-row counts of {} feature rows", s.rows),
+                 SourceLoc{path});
   s.row_nnz.assign(static_cast<size_t>(s.rows), 0);
   for (const auto& e : entries) ++s.row_nnz[static_cast<size_t>(e.first)];
   return s;
@@ -297,7 +312,8 @@ FeatureStats load_feature_stats(const std::string& path) {
         r.expect_fields(1, 1, "row_nnz");
         if (!have_rows || !have_columns || !have_nnz) r.fail(0, "row_nnz comes before rows, columns and nnz are all given");
         in_counts = true;
-        s.row_nnz.reserve(static_cast<size_t>(s.rows));
+        // Grown as counts arrive, so a header that claims 2^31 rows costs nothing up front.
+        s.row_nnz.reserve(static_cast<size_t>(std::min<std::int64_t>(s.rows, 1 << 20)));
         continue;
       }
       bool* seen = key == "rows" ? &have_rows : key == "columns" ? &have_columns : key == "nnz" ? &have_nnz : nullptr;
@@ -375,9 +391,11 @@ GraphDataset load_planetoid(const std::string& dir, const std::string& name) {
     throw InputError(SourceLoc{edges_path}, "", "dataset edge file not found");
   }
   GraphDataset d;
-  if (exists(features_path)) d.features = load_sparse_features(features_path);
-  else if (exists(stats_path)) d.features = load_feature_stats(stats_path);
+  std::string count_path = edges_path;  // the file the node count comes from
+  if (exists(features_path)) d.features = load_sparse_features(count_path = features_path);
+  else if (exists(stats_path)) d.features = load_feature_stats(count_path = stats_path);
   const std::int64_t declared = d.features ? d.features->rows : 0;
+  if (declared == 0) count_path = edges_path;
 
   std::int64_t max_edge_id = -1, max_label_id = -1;
   std::vector<Edge> edges = read_edges(edges_path, declared, max_edge_id);
@@ -385,7 +403,7 @@ GraphDataset load_planetoid(const std::string& dir, const std::string& name) {
   const bool have_labels = exists(labels_path);
   if (have_labels) labels = read_labels(labels_path, declared, max_label_id);
   const std::int64_t n = declared > 0 ? declared : std::max(max_edge_id, max_label_id) + 1;
-  d.graph = CsrGraph::from_edges(name, n, std::move(edges), true);
+  d.graph = graph_from_edges(count_path, name, n, std::move(edges), true);
   if (have_labels) {
     d.labels = fill_labels(labels_path, labels, n);
     for (const std::int32_t c : d.labels) d.num_classes = std::max(d.num_classes, c + 1);

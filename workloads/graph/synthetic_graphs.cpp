@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "sim/input_error.h"
+#include "sim/memory_budget.h"
 
 namespace strata {
 namespace {
@@ -37,6 +38,9 @@ CsrGraph rmat_graph(int scale, double edge_factor, double a, double b, double c,
   const double m_real = std::round(edge_factor * static_cast<double>(n));
   if (m_real > 4e9) bad("edge_factor", fmt::format("{} x 2^{} edges are more than 4e9", edge_factor, scale));
   const auto m = static_cast<std::int64_t>(m_real);
+  // The generated edge list (8 bytes an edge), then the CSR arrays.
+  require_memory(8 * m_real + 16 * static_cast<double>(n) + 4 * m_real * (symmetrize ? 2 : 1),
+                 fmt::format("an R-MAT graph of 2^{} nodes and {} edges", scale, m), SourceLoc{}, "scale");
 
   boost::random::mt19937_64 rng(seed);
   boost::random::uniform_real_distribution<double> uniform(0.0, 1.0);
@@ -93,6 +97,10 @@ std::vector<double> power_law_weights(std::int64_t n, double avg_degree, double 
 }
 
 CsrGraph power_law_graph(std::int64_t n, double avg_degree, double gamma, std::uint64_t seed) {
+  // Weights (8 bytes a node), the edge list (8 bytes an edge), then the CSR arrays.
+  const double nodes = static_cast<double>(n), expected_edges = nodes * avg_degree / 2;
+  require_memory(24 * nodes + 16 * expected_edges,
+                 fmt::format("a power-law graph of {} nodes and about {:.0f} edges", n, expected_edges), SourceLoc{}, "nodes");
   const std::vector<double> w = power_law_weights(n, avg_degree, gamma);
   double total = 0;
   for (const double x : w) total += x;
