@@ -30,7 +30,6 @@ std::vector<std::int64_t> sizes(std::int64_t dim, std::int64_t align) {
 constexpr double kRowPenalty = 512;         // bytes-equivalent per non-contiguous row
 constexpr double kTileOverheadCycles = 64;  // per tile: DMA descriptors, buffer hand-over
 
-
 // A dimension cut into tiles: `full` tiles of `size` and one remainder tile (0 when none).
 struct Cut {
   std::int64_t size, full, rest;

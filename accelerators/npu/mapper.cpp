@@ -9,8 +9,8 @@
 
 #include "accelerators/npu/gemm_tiling.h"
 #include "sim/input_error.h"
-#include "workloads/formats/number_format.h"
 #include "sim/rounding.h"
+#include "workloads/formats/number_format.h"
 
 namespace strata {
 
@@ -35,7 +35,6 @@ std::string compute_format(const OpGraph& graph, const Operator& op) {
 namespace {
 
 constexpr std::uint64_t kTensorAlign = 4096;
-
 
 // [begin, end) ranges splitting `total` into `parts` nearly equal pieces, each a multiple of
 // `align` except the last.

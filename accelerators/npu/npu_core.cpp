@@ -31,7 +31,6 @@ NpuCore::NpuCore(sc_core::sc_module_name name, const ValidatedNode& cfg, SimCont
                  NpuSchedule& schedule)
     : Component(name, cfg, ctx),
       index_(index),
-      buffers_(buffers),
       schedule_(schedule),
       free_buffers_(buffers),
       tiles_(counter("tiles", "tiles", "tiles computed")),

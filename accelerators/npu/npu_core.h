@@ -64,7 +64,7 @@ class NpuCore : public Component {
   void release_buffer();
   void store_done(int op);
 
-  int index_, buffers_;
+  int index_;
   NpuSchedule& schedule_;
   std::unique_ptr<Component> engine_component_;
   MatrixEngine* engine_ = nullptr;

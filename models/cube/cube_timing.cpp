@@ -7,20 +7,17 @@
 //   a_reads = m·k·nb (each A block is read again for every column block of B),
 //   b_reads = k·n·mb, c_writes = m·n (partial sums stay in the accumulator over all of k).
 #include "models/cube/cube_timing.h"
-#include "sim/rounding.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/rounding.h"
+
 namespace strata {
 
 namespace {
-
 using u64 = std::uint64_t;
-
-
-
 }  // namespace
 
 CubeTiming cube_gemm(const CubeConfig& cfg, std::int64_t m, std::int64_t n, std::int64_t k, double rate) {

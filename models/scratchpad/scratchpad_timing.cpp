@@ -13,19 +13,19 @@
 // (P·s is a whole number of bank rows), so one period is walked and scaled. Ports are
 // independent: the count is for one port and does not depend on how many there are.
 #include "models/scratchpad/scratchpad_timing.h"
-#include "sim/rounding.h"
 
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
 #include <vector>
 
+#include "sim/rounding.h"
+
 namespace strata {
 
 namespace {
 
 using u64 = std::uint64_t;
-
 
 void check(const ScratchpadConfig& cfg) {
   if (cfg.banks <= 0 || cfg.bank_width_bytes <= 0 || cfg.ports <= 0)

@@ -18,7 +18,6 @@
 //    except for the padding of its last line, which is why some DRAM ofmap write counts exceed
 //    the elements written (65,567 for 65,536).
 #include "models/systolic/scalesim_compat.h"
-#include "sim/rounding.h"
 
 #include <algorithm>
 #include <deque>
@@ -26,13 +25,12 @@
 #include <string>
 #include <vector>
 
+#include "sim/rounding.h"
+
 namespace strata::scalesim {
 
 using i64 = std::int64_t;
 using u64 = std::uint64_t;
-
-namespace {
-}  // namespace
 
 // topology_utils.topo_calc_hyperparams: ofmap = ceil((ifmap − filter + stride) / stride).
 i64 Layer::ofmap_h() const { return ceil_div(ifmap_h - filter_h, stride) + 1; }

@@ -36,11 +36,12 @@
 //   is: a = M·K (each input preloaded once), b = ⌈M/C⌉·N·K, c_writes and c_reads as ws.
 // These match SCALE-Sim's ifmap/filter/ofmap request counts (ofmap = c_writes).
 #include "models/systolic/systolic_timing.h"
-#include "sim/rounding.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+
+#include "sim/rounding.h"
 
 namespace strata {
 
@@ -61,11 +62,7 @@ const char* dataflow_name(Dataflow d) {
 }
 
 namespace {
-
 using u64 = std::uint64_t;
-
-
-
 }  // namespace
 
 SystolicTiming systolic_gemm(const SystolicConfig& cfg, std::int64_t m, std::int64_t n, std::int64_t k, double rate) {

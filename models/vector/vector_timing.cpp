@@ -2,12 +2,13 @@
 // sequences of dependent passes (each waits for the previous one's results, so every pass pays
 // its pipeline latency). E = rows·cols elements, R = rows.
 #include "models/vector/vector_timing.h"
-#include "sim/rounding.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <utility>
+
+#include "sim/rounding.h"
 
 namespace strata {
 
@@ -46,7 +47,6 @@ std::uint64_t ceil_log2(std::int64_t x) {
   while ((std::int64_t{1} << bits) < x) ++bits;
   return bits;
 }
-
 
 }  // namespace
 

@@ -98,7 +98,8 @@ void wait_for_job(const std::string& job, const std::vector<const ExecItem*>& it
       ok += s == PointState::Ok;
       failed += s == PointState::Failed;
     }
-    progress.update(o.done_before + result.ok + ok, o.failed_before + result.failed, static_cast<int>(items.size()) - ok);
+    progress.update(o.done_before + result.ok + ok, o.failed_before + result.failed + failed,
+                    static_cast<int>(items.size()) - ok - failed);
     if (!listed) return;
     if (!cancelled && o.interrupt && o.interrupt->load()) {
       run_process("scancel", {job});

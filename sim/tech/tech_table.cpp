@@ -327,7 +327,8 @@ TechScaling read_scaling(const ConfigNode& root) {
   std::vector<std::string> known;
   for (const auto& f : kFactors) known.push_back(f.key);
   for (const auto& [key, entry] : n->entries()) {
-    const auto* f = std::find_if(std::begin(kFactors), std::end(kFactors), [&](const Scaled& x) { return key == x.key; });
+    const std::string& name = key;  // C++17 lambdas cannot capture structured bindings (clang)
+    const auto* f = std::find_if(std::begin(kFactors), std::end(kFactors), [&](const Scaled& x) { return name == x.key; });
     if (f == std::end(kFactors)) {
       std::string msg = fmt::format("unknown key '{}'", key);
       if (auto best = closest_match(key, known)) msg += fmt::format(" (did you mean '{}'?)", *best);

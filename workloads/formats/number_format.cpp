@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "sim/text.h"
 #include "sim/rounding.h"
+#include "sim/text.h"
 
 namespace strata {
 
@@ -125,7 +125,6 @@ std::string element_display(const NumberFormat& f) {
     return fmt::format("INT{} (implicit 2^-{}, max {:g})", f.element_bits, f.mantissa_bits, f.max_finite);
   return fmt::format("FP{} E{}M{}", f.element_bits, f.exponent_bits, f.mantissa_bits);
 }
-
 
 // Scales in one row of `row_length` elements, and the bits of each.
 std::pair<std::int64_t, int> row_scales(const QuantSpec& q, std::int64_t row_length) {
