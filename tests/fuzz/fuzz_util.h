@@ -23,6 +23,11 @@
 
 namespace strata_fuzz {
 
+// The memory budget of Strata's up-front size checks (sim/memory_budget.h), set below the 2 GB
+// RSS limit scripts/fuzz gives libFuzzer: an input claiming more must be refused with an
+// InputError, which is what the harness checks, and not reach the allocator.
+inline const bool kMemoryLimitSet = ::setenv("STRATA_MEMORY_LIMIT", "1 GiB", 0) == 0;
+
 // The per-process scratch folder, created on first use under $TMPDIR (or /tmp).
 inline const std::string& scratch_dir() {
   static const std::string dir = [] {

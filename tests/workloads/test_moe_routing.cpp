@@ -654,6 +654,9 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, MoeRoutingTraceBad,
     ::testing::Values(
         BadTrace{"NotJson", kLine1 + "# c\n{\"layer\": 0,\n", 3, "not valid JSON"},
+        // nlohmann reports a number beyond a double as out_of_range, not as a parse error (fuzzer).
+        BadTrace{"NumberOverflow", kLine1 + rec("0", "1e999", "[0, 1]", "[0.5, 0.5]"), 2,
+                 "not valid JSON: number overflow parsing '1e999'"},
         BadTrace{"NotObject", kLine1 + "[0, 1]\n", 2, "expected a JSON object, got array"},
         BadTrace{"MissingKey", kLine1 + "{\"layer\": 0, \"token_idx\": 1, \"experts\": [0, 1]}\n", 2,
                  "missing key \"gating_probs\""},

@@ -181,7 +181,9 @@ TEST_F(JsonlErrors, EachProblemNamesItsLine) {
   auto has = [](const std::string& msg, const std::string& part) {
     return msg.find(part) != std::string::npos && msg.find('\n') == std::string::npos;
   };
-  EXPECT_PRED2(has, error_of("{not json\n"), "t.jsonl:5: error: not valid JSON");
+  EXPECT_PRED2(has, error_of("{not json\n"), "t.jsonl:5:3: error: not valid JSON: syntax error while parsing object key");
+  EXPECT_PRED2(has, error_of(R"({"op":0,"kind":"relu","dims":{"elements":1e999}})"),
+               "t.jsonl:5: error: not valid JSON: number overflow parsing '1e999'");
   EXPECT_PRED2(has, error_of(R"({"op":0,"kind":"gemmm","dims":{},"inputs":[],"outputs":[]})"),
                "t.jsonl:5: error: kind: unknown operator kind 'gemmm' (did you mean 'gemm'?)");
   EXPECT_PRED2(has, error_of(R"({"op":0,"kind":"gemm","dims":{"m":4,"n":16,"k":9},"inputs":["x","w"],"outputs":["h"]})"),

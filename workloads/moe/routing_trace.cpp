@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/input_error.h"
+#include "sim/json_line.h"
 
 namespace strata {
 namespace {
@@ -69,15 +70,6 @@ class LineParser {
   const std::string& text_;
 };
 
-// The message of a nlohmann parse error without its "[json.exception...] parse error at line 1,
-// column N: " prefix.
-std::string parse_message(const json::parse_error& e) {
-  std::string m = e.what();
-  const size_t colon = m.find(": ");
-  if (colon != std::string::npos) m = m.substr(colon + 2);
-  return m;
-}
-
 }  // namespace
 
 std::vector<LayerRouting> read_routing_trace(const std::string& path, std::int32_t num_experts, std::int32_t top_k) {
@@ -99,13 +91,7 @@ std::vector<LayerRouting> read_routing_trace(const std::string& path, std::int32
     if (first == std::string::npos || text[first] == '#') continue;
     const LineParser p(path, line, text);
 
-    json obj;
-    try {
-      obj = json::parse(text);
-    } catch (const json::parse_error& e) {
-      throw InputError(SourceLoc{path, line, static_cast<int>(std::min<size_t>(e.byte, text.size() + 1))}, "",
-                       "not valid JSON: " + parse_message(e));
-    }
+    const json obj = parse_json_line(text, path, line);
     if (!obj.is_object()) p.fail("", fmt::format("expected a JSON object, got {}", obj.type_name()));
 
     const std::int64_t layer = p.id(p.member(obj, "layer"), "layer", "layer", std::numeric_limits<std::int32_t>::max());

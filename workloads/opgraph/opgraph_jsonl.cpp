@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "sim/input_error.h"
+#include "sim/json_line.h"
 #include "sim/results_writer.h"
 #include "sim/text.h"
 #include "workloads/formats/number_format.h"
@@ -255,12 +256,7 @@ OpGraph read_opgraph_jsonl(const std::string& path) {
     ++line;
     const std::string t(trim(text));
     if (t.empty() || t[0] == '#') continue;
-    json j;
-    try {
-      j = json::parse(t);
-    } catch (const json::parse_error& e) {
-      throw InputError(SourceLoc{path, line}, "", fmt::format("not valid JSON: {}", e.what()));
-    }
+    json j = parse_json_line(text, path, line);
     if (!j.is_object()) throw InputError(SourceLoc{path, line}, "", "each line must hold one JSON object");
     LineReader r(path, line, std::move(j));
     if (!header) {
