@@ -19,6 +19,7 @@
 #include "sim/experiment.h"
 #include "sim/input_error.h"
 #include "sim/kernel.h"
+#include "sim/process.h"
 #include "sim/registry.h"
 #include "sim/report.h"
 #include "sim/runner.h"
@@ -213,9 +214,7 @@ int cmd_plot(const std::string& kind, const std::vector<std::string>& args) {
   const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   std::vector<std::string> argv_s = {python, script.string()};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<char*> argv = exec_argv(argv_s);
   std::fflush(stdout);
   ::execvp(argv[0], argv.data());
   throw std::runtime_error(fmt::format("cannot run {}: {}", python, std::strerror(errno)));

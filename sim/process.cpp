@@ -14,14 +14,20 @@ extern char** environ;
 
 namespace strata {
 
+std::vector<char*> exec_argv(std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  return argv;
+}
+
 ProcessResult run_process(const std::string& program, const std::vector<std::string>& args, const std::string& cwd) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
   std::vector<std::string> argv_s = {program};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<char*> argv = exec_argv(argv_s);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);

@@ -13,6 +13,10 @@ struct ProcessResult {
   std::string output;  // stdout and stderr together
 };
 
+// The null-terminated argv that exec and posix_spawn take, pointing into `args` (which must
+// outlive it).
+std::vector<char*> exec_argv(std::vector<std::string>& args);
+
 // Runs `program` (looked up on PATH) with `args` in `cwd` (default: this process's) and waits.
 ProcessResult run_process(const std::string& program, const std::vector<std::string>& args, const std::string& cwd = "");
 

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/process.h"
 #include "sim/results_writer.h"
 #include "sim/text.h"
 
@@ -102,9 +103,7 @@ PointProcess::Start PointProcess::start(const std::string& point_dir, const std:
   const std::string yaml = (fs::path(point_dir) / "point.yaml").string();
   const std::string err = (fs::path(point_dir) / "stderr.log").string();
   std::vector<std::string> args = {exe, "run", yaml, "-o", point_dir, "-q", "--no-progress", "--expect-hash", hash};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<char*> argv = exec_argv(args);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);

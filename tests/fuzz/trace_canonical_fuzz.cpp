@@ -1,14 +1,7 @@
 // Fuzzes the memory-trace reader (memory/trace/memory_trace_reader.h) in the canonical format:
 // every request of the input is read until the end or the first InputError.
-#include "fuzz_util.h"
-#include "memory/trace/memory_trace_reader.h"
+#include "trace_fuzz.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::string path = strata_fuzz::write_file("input.trace", data, size);
-  FUZZ_EXPECT_INPUT_ERROR({
-    strata::MemoryTraceReader reader(path, 64, strata::TraceFormat::Canonical);
-    while (reader.next()) {
-    }
-  });
-  return 0;
+  return strata_fuzz::fuzz_trace(data, size, strata::TraceFormat::Canonical, "input.trace");
 }

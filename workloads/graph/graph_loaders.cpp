@@ -391,11 +391,12 @@ GraphDataset load_planetoid(const std::string& dir, const std::string& name) {
     throw InputError(SourceLoc{edges_path}, "", "dataset edge file not found");
   }
   GraphDataset d;
-  std::string count_path = edges_path;  // the file the node count comes from
-  if (exists(features_path)) d.features = load_sparse_features(count_path = features_path);
-  else if (exists(stats_path)) d.features = load_feature_stats(count_path = stats_path);
+  const bool coo_features = exists(features_path);
+  if (coo_features) d.features = load_sparse_features(features_path);
+  else if (exists(stats_path)) d.features = load_feature_stats(stats_path);
   const std::int64_t declared = d.features ? d.features->rows : 0;
-  if (declared == 0) count_path = edges_path;
+  // The file the node count comes from, named by a memory-limit error.
+  const std::string& count_path = declared == 0 ? edges_path : coo_features ? features_path : stats_path;
 
   std::int64_t max_edge_id = -1, max_label_id = -1;
   std::vector<Edge> edges = read_edges(edges_path, declared, max_edge_id);
