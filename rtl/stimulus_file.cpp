@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/results_writer.h"
+#include "sim/text.h"
 
 namespace strata {
 namespace {
@@ -85,7 +86,7 @@ Stimulus read_stimulus(const std::string& path, const std::vector<StreamDecl>& s
   Stimulus s;
   std::string line;
   int n = 0;
-  while (std::getline(in, line)) {
+  while (read_line(in, line)) {
     ++n;
     if (line.empty() || line[0] == '#') continue;
     std::istringstream ls(line);
@@ -125,7 +126,7 @@ std::vector<Fire> read_events(const std::string& path, const std::vector<StreamD
   std::vector<Fire> fires;
   std::map<std::string, std::size_t> index;
   std::string line;
-  while (std::getline(in, line)) {
+  while (read_line(in, line)) {
     std::istringstream ls(line);
     std::string what, name, hex;
     std::uint64_t cycle = 0;

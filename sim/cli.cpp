@@ -1,10 +1,8 @@
 #include "sim/cli.h"
 
 #include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <new>
 
@@ -17,11 +15,14 @@
 #include <fmt/format.h>
 
 #include "sim/experiment.h"
+#include "sim/config_loader.h"
 #include "sim/input_error.h"
+#include "sim/interrupt.h"
 #include "sim/kernel.h"
 #include "sim/process.h"
 #include "sim/registry.h"
 #include "sim/report.h"
+#include "sim/results_writer.h"
 #include "sim/runner.h"
 #include "sim/sim_context.h"
 #include "sim/sweep/executor.h"
@@ -37,14 +38,6 @@
 namespace strata {
 namespace {
 
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void on_sigint(int) {
-  g_interrupted.store(true);
-  // A second Ctrl-C ends the process at once.
-  std::signal(SIGINT, SIG_DFL);
-}
-
 std::string format_value(const nlohmann::ordered_json& v) {
   if (v.is_number_float()) return fmt::format("{:.6g}", v.get<double>());
   if (v.is_string()) return v.get<std::string>();
@@ -53,7 +46,7 @@ std::string format_value(const nlohmann::ordered_json& v) {
 
 int report_interrupted(const RunResult& r) {
   fmt::print(stderr, "strata: interrupted; partial-run marker {}/interrupted.json, no results\n", r.dir);
-  return kExitInterrupted;
+  return interrupt_exit_code();
 }
 
 int cmd_run(const std::string& experiment, const std::vector<std::string>& sets, const std::string& output,
@@ -70,8 +63,7 @@ int cmd_run(const std::string& experiment, const std::vector<std::string>& sets,
   if (timeline) options.timeline = true;
   if (progress_on) options.progress = ProgressMode::On;
   if (progress_off) options.progress = ProgressMode::Off;
-  options.interrupt = &g_interrupted;
-  std::signal(SIGINT, on_sigint);
+  options.interrupt = &interrupt_flag();
   const RunResult r = run_experiment(exp, registry, options);
   if (r.interrupted) return report_interrupted(r);
   if (!quiet) {
@@ -85,8 +77,9 @@ int cmd_run(const std::string& experiment, const std::vector<std::string>& sets,
   return 0;
 }
 
-// SCALE-Sim's files: the generated experiment is written into the result directory's parent
-// as a temporary file, run like any experiment, and the reports are added to its results.
+// SCALE-Sim's files: the generated experiment is resolved in memory (its errors name the
+// SCALE-Sim config; the topology's name the CSV), run like any experiment, and SCALE-Sim's
+// reports and the generated experiment join its result before it is committed.
 int cmd_run_scalesim(const std::string& cfg, const std::string& topology, const std::string& output,
                      const std::vector<std::string>& sets, bool quiet, const CliHooks& hooks,
                      const Registry& registry) {
@@ -94,32 +87,20 @@ int cmd_run_scalesim(const std::string& cfg, const std::string& topology, const 
     throw InputError(SourceLoc{"strata run"}, cfg.empty() ? "--scalesim-config" : "--scalesim-topology",
                      "--scalesim-config and --scalesim-topology go together");
   const std::string yaml = hooks.scalesim_experiment(cfg, topology);
-  namespace fs = std::filesystem;
-  const fs::path tmp = fs::temp_directory_path() / fmt::format("strata-scalesim-{}.yaml", ::getpid());
-  {
-    std::ofstream out(tmp);
-    out << yaml;
-  }
-  struct Remove {
-    fs::path p;
-    ~Remove() {
-      std::error_code ec;
-      fs::remove(p, ec);
-    }
-  } remove{tmp};
-  const ResolvedExperiment exp = resolve_experiment(tmp.string(), sets, registry);
+  ConfigNode config = ConfigNode::parse(yaml, cfg);
+  config.relocate(SourceLoc{cfg});
+  for (const auto& o : sets) apply_override(config, o);
+  const ResolvedExperiment exp = resolve_experiment_config(std::move(config), cfg, registry);
   RunOptions options;
   if (!output.empty()) options.output_dir = output;
   options.progress = ProgressMode::Off;
-  options.interrupt = &g_interrupted;
-  std::signal(SIGINT, on_sigint);
+  options.interrupt = &interrupt_flag();
+  options.extra_files = [&](const ResultDir& out) {
+    hooks.scalesim_reports(cfg, topology, out.staged(""));
+    write_file_atomic(out.staged("scalesim_experiment.yaml"), yaml);
+  };
   const RunResult r = run_experiment(exp, registry, options);
   if (r.interrupted) return report_interrupted(r);
-  hooks.scalesim_reports(cfg, topology, r.dir);
-  {
-    std::ofstream out(fs::path(r.dir) / "scalesim_experiment.yaml");
-    out << yaml;
-  }
   if (!quiet) fmt::print("{} ({}): {}; SCALE-Sim reports written\n", exp.name, exp.hash.substr(0, 16),
                          r.summary["status"].get<std::string>());
   fmt::print("results: {}\n", r.dir);
@@ -352,6 +333,7 @@ int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hoo
     return 0;
   }
   try {
+    install_interrupt_handlers();
     init_systemc();
     if (run->parsed() && (!scalesim_config.empty() || !scalesim_topology.empty())) {
       if (!experiment.empty())
@@ -377,9 +359,7 @@ int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hoo
       }
       sweep_opts.submit = submit == "yes";
       sweep_opts.progress = progress_mode(sweep_progress_on, sweep_progress_off);
-      sweep_opts.interrupt = &g_interrupted;
-      std::signal(SIGINT, on_sigint);
-      std::signal(SIGTERM, on_sigint);
+      sweep_opts.interrupt = &interrupt_flag();
       return run_sweep(sweep_file, sweep_opts, registry);
     }
     if (collect->parsed()) return collect_sweep(collect_dir);
@@ -396,10 +376,16 @@ int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hoo
   } catch (const InputError& e) {
     fmt::print(stderr, "{}\n", e.what());
     return kExitBadInput;
+  } catch (const OutputError& e) {
+    // The environment's fault (a full disk, an I/O error); the result being written was dropped
+    // whole, and an older one in its directory is as it was.
+    fmt::print(stderr, "strata: error: {}; nothing was changed in the result directory\n", e.what());
+    return kExitInternalError;
   } catch (const std::bad_alloc&) {
     // The up-front checks (sim/memory_budget.h) catch the inputs known to be large; this is the
     // backstop for the rest, still one line and no abort trace.
-    fmt::print(stderr, "strata: error: out of memory: the input needs more memory than this process may use\n");
+    // No allocation here: formatting could throw bad_alloc again, out of main, and abort.
+    std::fputs("strata: error: out of memory: the input needs more memory than this process may use\n", stderr);
     return kExitBadInput;
   } catch (const std::exception& e) {
     fmt::print(stderr, "strata: internal error: {}\n", e.what());

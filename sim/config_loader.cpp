@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -21,16 +22,28 @@ std::string normalized(const fs::path& p) {
   return (ec ? p.lexically_normal() : canon).string();
 }
 
-ConfigNode resolve(ConfigNode node, const std::string& file, std::vector<std::string>& chain);
+// One resolution's files: the chain being resolved (for cycles) and every file already resolved,
+// so that a file reached by several paths (a diamond of presets) is read and resolved once: the
+// work stays linear in the number of files, not in the number of paths through them.
+struct Resolution {
+  std::vector<std::string> chain;
+  std::map<std::string, ConfigNode> done;
+};
 
-ConfigNode load_resolved(const std::string& path, const SourceLoc& from, std::vector<std::string>& chain) {
+ConfigNode resolve(ConfigNode node, const std::string& file, Resolution& r);
+
+ConfigNode load_resolved(const std::string& path, const SourceLoc& from, Resolution& r) {
   const std::string id = normalized(path);
+  std::vector<std::string>& chain = r.chain;
   if (std::find(chain.begin(), chain.end(), id) != chain.end()) {
     std::string cycle;
     for (const auto& c : chain) cycle += fs::path(c).filename().string() + " -> ";
     cycle += fs::path(id).filename().string();
     throw InputError(from, kExtendsKey, "extends cycle: " + cycle);
   }
+  // A file resolved before resolved without meeting the chain's files (it would have met a
+  // cycle through them), so its result holds here too.
+  if (const auto it = r.done.find(id); it != r.done.end()) return it->second;
   // error_code overload: the throwing one raises filesystem_error (not InputError) for a name too
   // long for the OS (ENAMETOOLONG), found by tests/fuzz (regressions/experiment/).
   std::error_code file_ec;
@@ -38,14 +51,15 @@ ConfigNode load_resolved(const std::string& path, const SourceLoc& from, std::ve
     throw InputError(from, kExtendsKey, fmt::format("cannot open \"{}\"", path));
   }
   chain.push_back(id);
-  ConfigNode result = resolve(ConfigNode::load_file(path), path, chain);
+  ConfigNode result = resolve(ConfigNode::load_file(path), path, r);
   chain.pop_back();
+  r.done.emplace(id, result);
   return result;
 }
 
-ConfigNode resolve(ConfigNode node, const std::string& file, std::vector<std::string>& chain) {
+ConfigNode resolve(ConfigNode node, const std::string& file, Resolution& r) {
   if (node.is_sequence()) {
-    for (auto& item : node.items()) item = resolve(std::move(item), file, chain);
+    for (auto& item : node.items()) item = resolve(std::move(item), file, r);
     return node;
   }
   if (!node.is_map()) return node;
@@ -57,7 +71,7 @@ ConfigNode resolve(ConfigNode node, const std::string& file, std::vector<std::st
       extends = &value;
       continue;
     }
-    ConfigNode child = resolve(value, file, chain);
+    ConfigNode child = resolve(value, file, r);
     child.set_key_loc(value.key_loc());
     own.set(key, std::move(child));
   }
@@ -78,7 +92,7 @@ ConfigNode resolve(ConfigNode node, const std::string& file, std::vector<std::st
   ConfigNode merged = ConfigNode::map(node.loc());
   for (const ConfigNode* base : bases) {
     const std::string target = (dir / base->value()).string();
-    ConfigNode loaded = load_resolved(target, base->loc(), chain);
+    ConfigNode loaded = load_resolved(target, base->loc(), r);
     if (!loaded.is_map())
       throw InputError(base->loc(), kExtendsKey, fmt::format("\"{}\" does not hold a mapping", base->value()));
     merged.merge(loaded);
@@ -90,8 +104,9 @@ ConfigNode resolve(ConfigNode node, const std::string& file, std::vector<std::st
 }  // namespace
 
 ConfigNode resolve_extends(ConfigNode node, const std::string& file) {
-  std::vector<std::string> chain{normalized(file)};
-  return resolve(std::move(node), file, chain);
+  Resolution r;
+  r.chain.push_back(normalized(file));
+  return resolve(std::move(node), file, r);
 }
 
 ConfigNode load_config(const std::string& path) {

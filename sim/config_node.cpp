@@ -3,7 +3,10 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
+
+#include "sim/text.h"
 
 namespace strata {
 namespace {
@@ -48,9 +51,26 @@ const char* ConfigNode::type_name() const {
   return "?";
 }
 
-ConfigNode ConfigNode::from_yaml(const YAML::Node& n, const std::string& origin) {
+// What one parse has expanded so far: aliases share nodes in yaml-cpp's graph, and a copy of
+// each is made here, so the size of the result, not of the text, is what is bounded.
+struct ConfigNode::Expansion {
+  std::string origin;
+  std::size_t nodes = 0;
+  std::size_t bytes = 0;
+  std::vector<YAML::Node> ancestors;  // the collections being expanded, outermost first
+};
+
+ConfigNode ConfigNode::from_yaml(const YAML::Node& n, Expansion& x) {
   ConfigNode out;
-  out.loc_ = loc_of(n.Mark(), origin);
+  out.loc_ = loc_of(n.Mark(), x.origin);
+  if (++x.nodes > kMaxNodes)
+    throw InputError(out.loc_, "", fmt::format("the YAML expands to more than {} nodes (aliases repeated inside aliases?)", kMaxNodes));
+  if (n.IsSequence() || n.IsMap()) {
+    // An alias inside the node it names makes the graph a cycle: its expansion never ends.
+    for (const YAML::Node& a : x.ancestors)
+      if (a.is(n)) throw InputError(out.loc_, "", "a YAML alias refers to a node that contains it (an endless expansion)");
+    x.ancestors.push_back(n);
+  }
   switch (n.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
@@ -59,19 +79,22 @@ ConfigNode ConfigNode::from_yaml(const YAML::Node& n, const std::string& origin)
     case YAML::NodeType::Scalar:
       out.type_ = Type::Scalar;
       out.scalar_ = n.Scalar();
+      x.bytes += out.scalar_.size();
+      if (x.bytes > kMaxBytes)
+        throw InputError(out.loc_, "", fmt::format("the YAML expands to more than {} MiB of text (aliases repeated inside aliases?)", kMaxBytes >> 20));
       break;
     case YAML::NodeType::Sequence:
       out.type_ = Type::Sequence;
-      for (const auto& item : n) out.items_.push_back(from_yaml(item, origin));
+      for (const auto& item : n) out.items_.push_back(from_yaml(item, x));
       break;
     case YAML::NodeType::Map:
       out.type_ = Type::Map;
       for (const auto& kv : n) {
-        const SourceLoc key_loc = loc_of(kv.first.Mark(), origin);
+        const SourceLoc key_loc = loc_of(kv.first.Mark(), x.origin);
         if (!kv.first.IsScalar()) throw InputError(key_loc, "", "mapping keys must be plain names");
         const std::string key = kv.first.Scalar();
         if (out.find(key)) throw InputError(key_loc, key, "duplicate key");
-        ConfigNode child = from_yaml(kv.second, origin);
+        ConfigNode child = from_yaml(kv.second, x);
         // A key with no value ("key:") has no mark of its own; point at the key.
         if (child.loc_.line == 0) child.loc_ = key_loc;
         child.key_loc_ = key_loc;
@@ -79,12 +102,22 @@ ConfigNode ConfigNode::from_yaml(const YAML::Node& n, const std::string& origin)
       }
       break;
   }
+  if (n.IsSequence() || n.IsMap()) x.ancestors.pop_back();
   return out;
 }
 
 ConfigNode ConfigNode::parse(const std::string& text, const std::string& origin) {
+  // yaml-cpp passes any bytes through, and a name that is not UTF-8 would only fail when the
+  // results are written as JSON.
+  if (const auto bad = first_invalid_utf8(text)) {
+    const auto [line, column] = line_and_column(text, *bad);
+    throw InputError(SourceLoc{origin, line, column}, "",
+                     fmt::format("not UTF-8 text (byte 0x{:02X}; save the file as UTF-8)", static_cast<unsigned char>(text[*bad])));
+  }
   try {
-    return from_yaml(YAML::Load(text), origin);
+    Expansion x;
+    x.origin = origin;
+    return from_yaml(YAML::Load(text), x);
   } catch (const YAML::Exception& e) {
     // e.msg is yaml-cpp's message without its own "line x, column y" prefix.
     throw InputError(loc_of(e.mark, origin), "", "malformed YAML: " + e.msg);

@@ -2,6 +2,7 @@
 // found after `extends:` merging and command-line overrides still name the right file and line.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,8 +24,13 @@ class ConfigNode {
   static ConfigNode map(SourceLoc loc);
   static ConfigNode sequence(std::vector<ConfigNode> items, SourceLoc loc);
 
-  // Parses YAML text; `origin` names the file (or "--set key") in locations.
+  // Parses YAML text; `origin` names the file (or "--set key") in locations. Aliases are
+  // expanded: a document that expands to more than kMaxNodes nodes or kMaxBytes of scalars (an
+  // alias bomb), an alias inside the node it names (a cycle), and text that is not UTF-8 are
+  // InputErrors.
   static ConfigNode parse(const std::string& text, const std::string& origin);
+  static constexpr std::size_t kMaxNodes = 1'000'000;
+  static constexpr std::size_t kMaxBytes = std::size_t{64} << 20;
   static ConfigNode load_file(const std::string& path);
 
   Type type() const { return type_; }
@@ -61,7 +67,8 @@ class ConfigNode {
 
  private:
   void emit(void* emitter) const;
-  static ConfigNode from_yaml(const YAML::Node& n, const std::string& origin);
+  struct Expansion;
+  static ConfigNode from_yaml(const YAML::Node& n, Expansion& x);
 
   Type type_ = Type::Null;
   std::string scalar_;

@@ -1,10 +1,14 @@
 #include "sim/experiment.h"
 
+#include <algorithm>
 #include <filesystem>
+
+#include <fmt/format.h>
 
 #include "sim/component.h"
 #include "sim/config_loader.h"
 #include "sim/registry.h"
+#include "sim/text.h"
 
 namespace strata {
 
@@ -69,6 +73,17 @@ const KindSpec& experiment_spec() {
   return spec;
 }
 
+void check_result_name(const std::string& name, const SourceLoc& where, const std::string& key) {
+  const auto control = std::find_if(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; });
+  std::string why;
+  if (name.empty() || name == "." || name == "..") why = "must be a non-empty name other than '.' and '..'";
+  else if (name.find('/') != std::string::npos) why = "must be a name without '/'";
+  else if (control != name.end()) why = fmt::format("holds a control character (byte 0x{:02X})", static_cast<unsigned char>(*control));
+  else if (first_invalid_utf8(name)) why = "is not UTF-8 text";
+  else if (name.size() > kMaxNameBytes) why = fmt::format("is {} bytes long; at most {} (it names a directory)", name.size(), kMaxNameBytes);
+  if (!why.empty()) throw InputError(where, key, why);
+}
+
 ResolvedExperiment resolve_experiment(const std::string& path, const std::vector<std::string>& overrides,
                                       const Registry& registry) {
   ConfigNode config = load_config(path);
@@ -88,8 +103,7 @@ ResolvedExperiment resolve_experiment_config(ConfigNode config, const std::strin
   }
   r.root = validate(r.config, experiment_spec(), "", registry);
   r.name = r.root.params.string("name");
-  if (r.name.empty() || r.name.find('/') != std::string::npos || r.name == "." || r.name == "..")
-    throw InputError(r.root.params.where("name"), "name", "must be a non-empty name without '/'");
+  check_result_name(r.name, r.root.params.where("name"), "name");
   r.hash = config_hash(r.root);
   return r;
 }

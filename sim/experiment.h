@@ -32,6 +32,11 @@ struct ResolvedExperiment {
   std::string hash;  // 32 hex digits
 };
 
+// A name that becomes a directory (an experiment's, a sweep's): not empty, no '/', no control
+// characters, UTF-8, at most kMaxNameBytes bytes. Throws InputError at `where` naming `key`.
+inline constexpr size_t kMaxNameBytes = 128;
+void check_result_name(const std::string& name, const SourceLoc& where, const std::string& key);
+
 // Loads, merges, overrides and validates; throws InputError (exit code 2) on any problem.
 ResolvedExperiment resolve_experiment(const std::string& path, const std::vector<std::string>& overrides,
                                       const Registry& registry);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/text.h"
+
 namespace strata {
 
 std::string SourceLoc::str() const {
@@ -12,13 +14,17 @@ std::string SourceLoc::str() const {
 
 namespace {
 std::string compose(const SourceLoc& loc, const std::string& key, const std::string& message) {
-  std::string out = loc.str().empty() ? std::string("<input>") : loc.str();
+  // One line, always: a multi-line message would break scripts that grep the first line; and a
+  // short one: a message may quote a token of any length or bytes from the input.
+  auto one_line = [](std::string s, size_t max_bytes) {
+    for (char& c : s)
+      if (c == '\n' || c == '\r') c = ' ';
+    return printable(s, max_bytes);
+  };
+  std::string out = loc.str().empty() ? std::string("<input>") : one_line(loc.str(), 512);
   out += ": error: ";
-  if (!key.empty()) out += key + ": ";
-  out += message;
-  // One line, always: a multi-line message would break scripts that grep the first line.
-  for (char& c : out)
-    if (c == '\n' || c == '\r') c = ' ';
+  if (!key.empty()) out += one_line(key, 256) + ": ";
+  out += one_line(message, 1024);
   return out;
 }
 }  // namespace

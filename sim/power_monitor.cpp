@@ -37,6 +37,17 @@ void PowerMonitor::sample(const sc_core::sc_time& t) {
   any_full_window_ = true;
 }
 
+void PowerMonitor::sample_idle_through(const sc_core::sc_time& t) {
+  if (next_boundary() > t) return;
+  sample(next_boundary());
+  const auto idle = static_cast<std::uint64_t>((t - last_t_) / window_);  // whole windows left
+  if (idle == 0) return;
+  const sc_core::sc_time to = last_t_ + window_ * static_cast<double>(idle);
+  series_.add_spread(last_t_.to_seconds(), to.to_seconds(), static_w_ * (to - last_t_).to_seconds());
+  last_t_ = to;
+  peak_w_ = std::max(peak_w_, static_w_);
+}
+
 void PowerMonitor::finish(const sc_core::sc_time& end) {
   if (end > last_t_) {
     const double tail_w = close_window(end);

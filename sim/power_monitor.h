@@ -23,6 +23,10 @@ class PowerMonitor {
   sc_core::sc_time next_boundary() const { return last_t_ + window_; }
   // Closes the window ending at `t` (= next_boundary()); call once every event before `t` has run.
   void sample(const sc_core::sc_time& t);
+  // Closes every window that ends at or before `t`, when no event lies between the current
+  // window and `t`: the windows after the current one hold only leakage and close together, so
+  // an idle gap of hours costs no more than one window.
+  void sample_idle_through(const sc_core::sc_time& t);
   // Closes the last, partial window at the end of the run and sets totals.peak_power.
   void finish(const sc_core::sc_time& end);
   // For a run that was not simulated (sim.fidelity: analytic): its energy spread evenly over

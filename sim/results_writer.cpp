@@ -21,7 +21,7 @@ std::string temporary_path(const std::string& path) {
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(temporary_path(path_)) {
   fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", tmp_, std::strerror(errno)));
+  if (fd_ < 0) throw OutputError(fmt::format("cannot write {}: {}", tmp_, std::strerror(errno)));
 }
 
 AtomicFile::~AtomicFile() {
@@ -34,7 +34,7 @@ void AtomicFile::fail(const std::string& what, int err) {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   ::unlink(tmp_.c_str());
-  throw std::runtime_error(fmt::format("cannot {} {}: {}", what, tmp_, std::strerror(err)));
+  throw OutputError(fmt::format("cannot {} {}: {}", what, tmp_, std::strerror(err)));
 }
 
 void AtomicFile::write(const void* data, std::size_t bytes) {
@@ -57,12 +57,12 @@ void AtomicFile::commit() {
   if (::close(fd) != 0) {
     const int err = errno;
     ::unlink(tmp_.c_str());
-    throw std::runtime_error(fmt::format("cannot close {}: {}", tmp_, std::strerror(err)));
+    throw OutputError(fmt::format("cannot close {}: {}", tmp_, std::strerror(err)));
   }
   if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp_.c_str());
-    throw std::runtime_error(fmt::format("cannot rename {} to {}: {}", tmp_, path_, std::strerror(err)));
+    throw OutputError(fmt::format("cannot rename {} to {}: {}", tmp_, path_, std::strerror(err)));
   }
 }
 

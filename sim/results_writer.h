@@ -4,9 +4,17 @@
 #pragma once
 
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 
 namespace strata {
+
+// A file that could not be written (a full disk, an I/O error): not the input's fault, so the
+// CLI reports it on one line with exit code 1, and the result being written is dropped whole.
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // A file written under a temporary name in its final folder (so the rename is atomic) and
 // moved into place by commit(); destroyed without commit(), it leaves nothing behind.

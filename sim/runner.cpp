@@ -11,7 +11,9 @@
 #include "sim/component.h"
 #include "sim/ports.h"
 #include "sim/power_monitor.h"
+#include "sim/interrupt.h"
 #include "sim/registry.h"
+#include "sim/result_dir.h"
 #include "sim/results_writer.h"
 #include "sim/workload.h"
 
@@ -19,30 +21,6 @@ namespace fs = std::filesystem;
 
 namespace strata {
 namespace {
-
-// Removes a half-written timeline (and a directory this run created) unless the run completed.
-class OutputGuard {
- public:
-  explicit OutputGuard(std::string dir) : dir_(std::move(dir)) {}
-  ~OutputGuard() {
-    if (committed_) return;
-    std::error_code ec;
-    if (!temp_.empty()) fs::remove(temp_, ec);
-    if (created_ && fs::is_empty(dir_, ec)) fs::remove(dir_, ec);
-  }
-  void ensure_dir() {
-    if (!fs::exists(dir_)) {
-      fs::create_directories(dir_);
-      created_ = true;
-    }
-  }
-  void set_temp(std::string t) { temp_ = std::move(t); }
-  void commit() { committed_ = true; }
-
- private:
-  std::string dir_, temp_;
-  bool created_ = false, committed_ = false;
-};
 
 nlohmann::ordered_json build_summary(const ResolvedExperiment& exp, const SimContext& ctx, const std::string& status,
                                      const std::string& fidelity, double wall_s) {
@@ -78,10 +56,10 @@ void advance(const sc_core::sc_time& until, const sc_core::sc_time& limit, Power
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     if (now >= until) return;
     const sc_core::sc_time next_event = now + sc_core::sc_time_to_pending_activity();
-    while (power.next_boundary() <= next_event && power.next_boundary() <= until) power.sample(power.next_boundary());
+    power.sample_idle_through(next_event < until ? next_event : until);
     if (next_event > until) {
       // Nothing happens before `until`: the time limit is reached idle; otherwise the caller
-      // comes back with a longer chunk.
+      // comes back with a chunk that reaches the next event.
       if (until == limit) sc_core::sc_start(until - now, sc_core::SC_RUN_TO_TIME);
       return;
     }
@@ -109,7 +87,13 @@ std::string simulate(const Params& sim, const Workload& workload, PowerMonitor& 
       status = "time_limit";
       break;
     }
-    const sc_core::sc_time step = (limit - now) < chunk ? (limit - now) : chunk;
+    sc_core::sc_time step = (limit - now) < chunk ? (limit - now) : chunk;
+    // An idle gap longer than the chunk is crossed in one step: time always reaches the next
+    // event (or the limit), however far away it is.
+    if (sc_core::sc_pending_activity()) {
+      const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
+      if (gap > step) step = (limit - now) < gap ? (limit - now) : gap;
+    }
     const auto t0 = std::chrono::steady_clock::now();
     advance(now + step, limit, power, ctx);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -139,17 +123,11 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
                      "missing: `strata run` needs a design to run the workload on (`strata workload info` does not)");
   RunResult result;
   result.dir = options.output_dir.value_or(default_result_dir(exp));
-  OutputGuard guard(result.dir);
+  const std::string dir_option = options.output_dir ? "-o" : "result directory";
+  check_result_dir(result.dir, dir_option);  // before any work
 
   SimContext ctx(registry, static_cast<std::uint64_t>(exp.root.params.integer("seed")), sim.quantity("stats_window"));
   ctx.set_check_protocol(sim.flag("check_protocol"));
-  const std::string timeline_path = (fs::path(result.dir) / "timeline.json").string();
-  const bool timeline = options.timeline.value_or(sim.flag("timeline"));
-  if (timeline) {
-    guard.ensure_dir();
-    guard.set_temp(temporary_path(timeline_path));
-    ctx.timeline().open(temporary_path(timeline_path), static_cast<std::uint64_t>(sim.integer("timeline_max_events")));
-  }
 
   // Elaboration: the hardware tree, then the workload's drivers bound to it. An analytic run
   // elaborates the same design (its parameters, areas and energy events) and never starts the
@@ -160,6 +138,13 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
   std::unique_ptr<Workload> workload = registry.make_workload(exp.root.child("workload"), ctx);
   workload->bind(*hardware);
   PowerMonitor power(ctx.components(), ctx.stats_window_s(), ctx.stats());
+
+  // From here on files are written: an interrupt is noticed between simulation chunks and
+  // leaves its marker (sim/interrupt.h), and everything goes to the staging directory first.
+  set_interrupt_phase(InterruptPhase::Cooperative);
+  ResultDir out(result.dir, dir_option);
+  const bool timeline = options.timeline.value_or(sim.flag("timeline"));
+  if (timeline) ctx.timeline().open(out.staged("timeline.json"), static_cast<std::uint64_t>(sim.integer("timeline_max_events")));
 
   std::string status = "complete";
   sc_core::sc_time end;
@@ -185,22 +170,22 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (ctx.failure()) throw *ctx.failure();
-  if (result.interrupted) {
+  const auto interrupt_requested = [&] { return options.interrupt && options.interrupt->load(); };
+  const auto leave_marker = [&] {
     // A marker of the partial run instead of results: an older complete result in the directory
     // goes too, so nothing left there looks complete.
-    guard.ensure_dir();
-    std::error_code ec;
-    fs::remove(fs::path(result.dir) / "summary.json", ec);
+    result.interrupted = true;
+    ctx.timeline().close();
     nlohmann::ordered_json marker;
     marker["experiment"] = exp.name;
     marker["config_hash"] = exp.hash;
     marker["status"] = "interrupted";
     marker["simulated_time_s"] = end.to_seconds();
     if (const auto p = workload->progress()) marker["progress"] = *p;
-    write_file_atomic((fs::path(result.dir) / "interrupted.json").string(), marker.dump(2) + "\n");
-    guard.commit();
+    out.commit_interrupted(marker.dump(2) + "\n");
     return result;
-  }
+  };
+  if (result.interrupted || interrupt_requested()) return leave_marker();
   if (status == "complete" && !workload->finished())
     throw std::runtime_error("the simulation ran out of events before the workload finished (a deadlock in the design)");
 
@@ -220,21 +205,16 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
   stats.scalar("totals.energy", "J", "energy of all components").set(energy);
   stats.scalar("totals.area", "mm2", "area of all components").set(area);
   stats.scalar("totals.avg_power", "W", "energy over simulated time").set(end.to_seconds() > 0 ? energy / end.to_seconds() : 0);
-  ctx.timeline().close();
+  if (!ctx.timeline().close()) throw OutputError(fmt::format("cannot write {}", out.staged("timeline.json")));
 
   result.summary = build_summary(exp, ctx, status, sim.string("fidelity"), wall_s);
-  guard.ensure_dir();
-  const fs::path dir(result.dir);
-  std::error_code ec;
-  fs::remove(dir / "summary.json", ec);  // an older complete result must not outlive this one's files
-  write_file_atomic((dir / "config.yaml").string(),
-                    fmt::format("# Resolved configuration of {}\n# config hash {}\n{}", exp.source, exp.hash,
-                                exp.config.to_yaml()));
-  write_file_atomic((dir / "stats.json").string(), stats.to_json().dump(1) + "\n");
-  if (timeline) fs::rename(temporary_path(timeline_path), timeline_path);
-  fs::remove(dir / "interrupted.json", ec);
-  write_file_atomic((dir / "summary.json").string(), result.summary.dump(2) + "\n");
-  guard.commit();
+  write_file_atomic(out.staged("config.yaml"), fmt::format("# Resolved configuration of {}\n# config hash {}\n{}", exp.source,
+                                                           exp.hash, exp.config.to_yaml()));
+  write_file_atomic(out.staged("stats.json"), stats.to_json().dump(1) + "\n");
+  if (options.extra_files) options.extra_files(out);
+  write_file_atomic(out.staged("summary.json"), result.summary.dump(2) + "\n");
+  if (interrupt_requested()) return leave_marker();
+  out.commit();
   return result;
 }
 

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+
 namespace strata {
 
 std::string read_text_file(const std::string& path) {
@@ -12,6 +14,40 @@ std::string read_text_file(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+bool read_line(std::istream& in, std::string& line, std::size_t* consumed) {
+  line.clear();
+  std::size_t ending = 0;
+  const auto done = [&](bool ok) {
+    if (consumed) *consumed = line.size() + ending;
+    return ok;
+  };
+  std::istream::sentry ok(in, true);
+  if (!ok) return done(false);
+  std::streambuf* sb = in.rdbuf();
+  using traits = std::char_traits<char>;
+  for (;;) {
+    const int c = sb->sbumpc();
+    if (traits::eq_int_type(c, traits::eof())) {
+      in.setstate(std::ios::eofbit);
+      if (line.empty()) in.setstate(std::ios::failbit);
+      return done(!line.empty());
+    }
+    if (c == '\n') {
+      ending = 1;
+      return done(true);
+    }
+    if (c == '\r') {
+      ending = 1;
+      if (sb->sgetc() == '\n') {
+        sb->sbumpc();
+        ending = 2;
+      }
+      return done(true);
+    }
+    line.push_back(static_cast<char>(c));
+  }
 }
 
 std::string_view trim(std::string_view s) {
@@ -37,6 +73,73 @@ std::vector<std::string> split(std::string_view s, char sep) {
       start = i + 1;
     }
   }
+  return out;
+}
+
+namespace {
+
+// Length of the UTF-8 sequence starting at s[i], or 0 when it is not well formed.
+size_t utf8_sequence(std::string_view s, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  if (c < 0x80) return 1;
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) n = 2;
+  else if (c == 0xE0) n = 3, lo = 0xA0;
+  else if (c >= 0xE1 && c <= 0xEC) n = 3;
+  else if (c == 0xED) n = 3, hi = 0x9F;  // no surrogates
+  else if (c >= 0xEE && c <= 0xEF) n = 3;
+  else if (c == 0xF0) n = 4, lo = 0x90;
+  else if (c >= 0xF1 && c <= 0xF3) n = 4;
+  else if (c == 0xF4) n = 4, hi = 0x8F;  // nothing past U+10FFFF
+  else return 0;
+  if (i + n > s.size()) return 0;
+  if (b(i + 1) < lo || b(i + 1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
+  return n;
+}
+
+}  // namespace
+
+std::optional<size_t> first_invalid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = utf8_sequence(s, i);
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::nullopt;
+}
+
+std::pair<int, int> line_and_column(std::string_view text, size_t offset) {
+  int line = 1, column = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n' || (text[i] == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'))) {
+      ++line;
+      column = 1;
+    } else if (text[i] != '\r') {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+std::string printable(std::string_view s, size_t max_bytes) {
+  std::string out;
+  size_t i = 0;
+  for (; i < s.size() && out.size() < max_bytes;) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const size_t n = utf8_sequence(s, i);
+    if (n == 0 || (c < 0x20 && c != '\t') || c == 0x7F) {
+      out += fmt::format("\\x{:02X}", c);
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  if (i < s.size()) out += fmt::format("... ({} more bytes)", s.size() - i);
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include "sim/timeline.h"
 
 #include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -21,13 +22,24 @@ void Timeline::open(const std::string& path, std::uint64_t max_events) {
   events_ = dropped_ = 0;
   std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", file_);
   std::fputs(R"({"ph":"M","pid":1,"name":"process_name","args":{"name":"strata"}})", file_);
+  // Tracks made before the file was opened (at elaboration), in the order they were made.
+  std::vector<const std::string*> by_id(tracks_.size());
+  for (const auto& [name, id] : tracks_) by_id[static_cast<size_t>(id - 1)] = &name;
+  for (size_t i = 0; i < by_id.size(); ++i) emit_track(static_cast<int>(i + 1), *by_id[i]);
 }
 
-void Timeline::close() {
-  if (!file_) return;
+void Timeline::emit_track(int id, const std::string& name) {
+  fmt::print(file_, ",\n{{\"ph\":\"M\",\"pid\":1,\"tid\":{},\"name\":\"thread_name\",\"args\":{{\"name\":{}}}}}", id,
+             nlohmann::json(name).dump());
+}
+
+bool Timeline::close() {
+  if (!file_) return true;
   fmt::print(file_, "\n],\"metadata\":{{\"events\":{},\"dropped_events\":{}}}}}\n", events_, dropped_);
-  std::fclose(file_);
+  const bool ok = std::ferror(file_) == 0;
+  const bool closed = std::fclose(file_) == 0;
   file_ = nullptr;
+  return ok && closed;
 }
 
 int Timeline::track(const std::string& name) {
@@ -35,10 +47,7 @@ int Timeline::track(const std::string& name) {
   if (it != tracks_.end()) return it->second;
   const int id = static_cast<int>(tracks_.size()) + 1;
   tracks_.emplace(name, id);
-  if (file_) {
-    fmt::print(file_, ",\n{{\"ph\":\"M\",\"pid\":1,\"tid\":{},\"name\":\"thread_name\",\"args\":{{\"name\":{}}}}}", id,
-               nlohmann::json(name).dump());
-  }
+  if (file_) emit_track(id, name);
   return id;
 }
 

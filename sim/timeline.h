@@ -22,8 +22,9 @@ class Timeline {
   // Starts writing to `path`; at most `max_events` events are kept (the rest are counted as
   // dropped and reported in the file's metadata).
   void open(const std::string& path, std::uint64_t max_events);
-  // Finishes the JSON document. Safe to call twice.
-  void close();
+  // Finishes the JSON document; false when anything could not be written (a full disk). Safe
+  // to call twice.
+  bool close();
   bool enabled() const { return file_ != nullptr; }
   std::uint64_t events() const { return events_; }
   std::uint64_t dropped() const { return dropped_; }
@@ -40,7 +41,7 @@ class Timeline {
 
  private:
   bool admit();
-  void emit_prefix();
+  void emit_track(int id, const std::string& name);
   std::FILE* file_ = nullptr;
   std::uint64_t max_events_ = 0, events_ = 0, dropped_ = 0;
   std::map<std::string, int> tracks_;

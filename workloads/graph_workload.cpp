@@ -1,5 +1,7 @@
 #include "workloads/graph_workload.h"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "sim/component.h"
@@ -9,7 +11,14 @@ namespace strata {
 
 const OpGraph& GraphWorkload::graph() const {
   if (!graph_) {
-    OpGraph g = build();
+    OpGraph g;
+    try {
+      g = build();
+    } catch (const std::invalid_argument& e) {
+      // The graph's own checks (shapes, dimensions past 2^62) on what the workload's
+      // parameters or files asked for: the user's input, so exit 2.
+      throw InputError(cfg_.loc, "workload", e.what());
+    }
     if (g.provenance.empty())
       g.provenance = {{"tool", "strata"}, {"workload", cfg_.spec->name}, {"config", cfg_.canonical()}};
     graph_ = std::make_shared<const OpGraph>(std::move(g));

@@ -9,6 +9,7 @@
 
 #include "accelerators/npu/gemm_tiling.h"
 #include "sim/input_error.h"
+#include "sim/memory_budget.h"
 #include "sim/rounding.h"
 #include "workloads/formats/number_format.h"
 
@@ -157,15 +158,26 @@ class Lowering {
   };
   GemmTiling emit_gemm(const GemmPart& p, const std::string& format, std::vector<Tile>& out, int sharing);
 
+  // Counts the tiles the program will hold before they are made: a GEMM of 2^32 rows maps to
+  // billions of tiles, which must be an InputError, not minutes of allocation.
+  void reserve_tiles(double tiles) {
+    tiles_ += tiles;
+    constexpr double kTileBytes = sizeof(Tile) + 3 * sizeof(TileLoad) + sizeof(TileStep) + sizeof(DmaDescriptor);
+    require_memory(tiles_ * kTileBytes, fmt::format("the mapped program ({:.3g} tiles, reached at operator '{}')", tiles_, op_name_));
+  }
+
   const OpGraph& g_;
   const MapperTarget& t_;
   std::vector<std::uint64_t> address_;
+  double tiles_ = 0;
+  std::string op_name_;
 };
 
 GemmTiling Lowering::emit_gemm(const GemmPart& p, const std::string& format, std::vector<Tile>& out, int sharing) {
   GemmShape shape{p.m, p.n, p.k, bpe(p.a), bpe(p.b), bpe(p.c), format};
   const GemmTiling t = choose_gemm_tiling(t_, shape, sharing);
   const std::int64_t mt = ceil_div(p.m, t.tm), nt = ceil_div(p.n, t.tn), kt = ceil_div(p.k, t.tk);
+  reserve_tiles(static_cast<double>(mt) * static_cast<double>(nt) * static_cast<double>(kt));
   auto tile = [&](std::int64_t mi, std::int64_t ni, std::int64_t ki, bool load_a, bool load_b, bool load_c,
                   bool store_c) {
     const std::int64_t m0 = mi * t.tm, n0 = ni * t.tn, k0 = ki * t.tk;
@@ -475,6 +487,7 @@ void Lowering::data_movement(const Operator& op, LoweredOp& l) {
 }
 
 void Lowering::lower(const Operator& op, LoweredOp& l) {
+  op_name_ = op.name;
   switch (op.kind) {
     case OpKind::Gemm:
     case OpKind::Gemv:

@@ -29,8 +29,11 @@ std::vector<std::string> read_lines(const std::string& path, const char* what) {
   std::ifstream in(path);
   if (!in) throw InputError(SourceLoc{path}, "", fmt::format("cannot open {} file", what));
   std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  for (std::string line; read_line(in, line);) {
+    // Layer and run names reach the JSON results: text that is not UTF-8 is refused here.
+    if (const auto bad = first_invalid_utf8(line))
+      throw InputError(SourceLoc{path, static_cast<int>(lines.size() + 1), static_cast<int>(*bad + 1)}, "",
+                       fmt::format("not UTF-8 text (byte 0x{:02X}; save the file as UTF-8)", static_cast<unsigned char>(line[*bad])));
     lines.push_back(std::move(line));
   }
   return lines;
@@ -188,6 +191,9 @@ std::vector<Field> split_fields(const std::string& line) {
 
 }  // namespace
 
+// The largest value of one topology field: SCALE-Sim's own sizes are far below it.
+constexpr std::int64_t kMaxDimension = 2147483647;
+
 Topology read_topology(const std::string& path) {
   const auto lines = read_lines(path, "topology");
   Topology topo;
@@ -195,6 +201,7 @@ Topology read_topology(const std::string& path) {
   std::vector<std::string> lheader;  // lower-case
   std::size_t required = 0;
   int batch_col = -1, stride_w_col = -1;
+  std::map<std::string, int> names;  // layer name -> line
   for (std::size_t n = 0; n < lines.size(); ++n) {
     const int line_no = static_cast<int>(n + 1);
     if (trim(lines[n]).empty()) continue;
@@ -229,10 +236,17 @@ Topology read_topology(const std::string& path) {
                                fmt::format("'{}' is not an integer", fields[c].text));
       if (*v < 1) throw InputError(SourceLoc{path, line_no, fields[c].column}, header[c],
                                    fmt::format("{} must be positive", *v));
+      if (*v > kMaxDimension)
+        throw InputError(SourceLoc{path, line_no, fields[c].column}, header[c],
+                         fmt::format("{} is above the largest dimension, {} (2^31 - 1)", *v, kMaxDimension));
       return *v;
     };
     Layer l;
     const std::string name = fields[0].text;
+    // Reports and the operator graph name layers; two of one name would be one operator twice.
+    if (const auto [at, fresh] = names.emplace(name, line_no); !fresh)
+      throw InputError(SourceLoc{path, line_no, fields[0].column}, header[0],
+                       fmt::format("layer name '{}' is used twice (first on line {})", printable(name, 80), at->second));
     if (topo.gemm) {
       l = gemm_layer(name, value(1), value(2), value(3));
     } else {
@@ -247,6 +261,15 @@ Topology read_topology(const std::string& path) {
           throw InputError(SourceLoc{path, line_no, fields[c].column}, header[c],
                            fmt::format("filter ({}) larger than the ifmap ({})", filter, ifmap));
       }
+    }
+    {
+      // Element counts are products of these in 64-bit integers: the GEMM view's operands must
+      // stay below 2^62 elements (found with dimensions near 2^63, issue 18).
+      const double m = static_cast<double>(l.ofmap_pixels()), n = static_cast<double>(l.num_filters),
+                   k = static_cast<double>(l.filter_h) * static_cast<double>(l.filter_w) * static_cast<double>(l.channels);
+      if (std::max({m * k, n * k, m * n}) > 0x1p62)
+        throw InputError(SourceLoc{path, line_no, fields[1].column}, header[1],
+                         fmt::format("the layer's operands would hold more than 2^62 elements (M {:.0f}, N {:.0f}, K {:.0f})", m, n, k));
     }
     if (batch_col >= 0 && static_cast<std::size_t>(batch_col) < fields.size()) {
       l.batch = value(batch_col);

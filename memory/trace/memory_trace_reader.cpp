@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "sim/input_error.h"
+#include "sim/text.h"
 
 namespace strata {
 namespace {
@@ -187,9 +188,10 @@ void MemoryTraceReader::check_end(std::uint64_t address, std::uint32_t bytes, in
 }
 
 std::optional<MemoryRequest> MemoryTraceReader::next() {
-  while (std::getline(in_, text_)) {
+  std::size_t bytes = 0;
+  while (read_line(in_, text_, &bytes)) {
     ++line_;
-    consumed_ += text_.size() + 1;
+    consumed_ += bytes;
     const size_t first = text_.find_first_not_of(" \t\r");
     if (first == std::string::npos || text_[first] == '#') continue;  // blank or comment
     MemoryRequest r;

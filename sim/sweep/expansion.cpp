@@ -1,6 +1,7 @@
 #include "sim/sweep/expansion.h"
 
 #include <charconv>
+#include <functional>
 #include <cmath>
 #include <map>
 #include <random>
@@ -10,7 +11,9 @@
 
 #include "sim/config_loader.h"
 #include "sim/experiment.h"
+#include "sim/memory_budget.h"
 #include "sim/schema.h"
+#include "sim/sweep/sweep_progress.h"
 #include "sim/units.h"
 
 namespace strata {
@@ -42,39 +45,47 @@ AxisValue choose(const Axis& a, double u) {
   return a.values[std::min(a.values.size() - 1, static_cast<std::size_t>(u * static_cast<double>(a.values.size())))];
 }
 
-// Combinations, each one value per axis, in the plan's order.
-std::vector<std::vector<AxisValue>> combinations(const SweepSpec& s) {
-  std::vector<std::vector<AxisValue>> out;
+// The number of combinations for_each_combination() visits.
+double combination_count(const SweepSpec& s, std::vector<std::vector<int>>* grid_dims = nullptr) {
+  if (s.method != "grid") return static_cast<double>(s.samples);
+  // Dimensions: zip groups and single axes, in the order of their first axis.
+  std::vector<std::vector<int>> dims;
+  std::vector<bool> zipped(s.axes.size(), false);
+  for (size_t i = 0; i < s.axes.size(); ++i) {
+    if (zipped[i]) continue;
+    std::vector<int> dim{static_cast<int>(i)};
+    for (const auto& g : s.zips)
+      if (std::find(g.begin(), g.end(), static_cast<int>(i)) != g.end()) dim = g;
+    for (int a : dim) zipped[static_cast<size_t>(a)] = true;
+    dims.push_back(dim);
+  }
+  double total = 1;
+  for (const auto& d : dims) total *= static_cast<double>(s.axes[static_cast<size_t>(d.front())].values.size());
+  if (grid_dims) *grid_dims = std::move(dims);
+  return total;
+}
+
+// Calls `visit` with each combination, one value per axis, in the plan's order; one at a time,
+// so a sweep of millions of points never holds them all.
+void for_each_combination(const SweepSpec& s, const std::function<void(const std::vector<AxisValue>&)>& visit) {
   const size_t n_axes = s.axes.size();
   if (s.method == "grid") {
-    // Dimensions: zip groups and single axes, in the order of their first axis.
     std::vector<std::vector<int>> dims;
-    std::vector<bool> zipped(n_axes, false);
-    for (size_t i = 0; i < n_axes; ++i) {
-      if (zipped[i]) continue;
-      std::vector<int> dim{static_cast<int>(i)};
-      for (const auto& g : s.zips)
-        if (g.front() == static_cast<int>(i) || std::find(g.begin(), g.end(), static_cast<int>(i)) != g.end()) dim = g;
-      for (int a : dim) zipped[static_cast<size_t>(a)] = true;
-      dims.push_back(dim);
-    }
-    double total = 1;
-    for (const auto& d : dims) total *= static_cast<double>(s.axes[static_cast<size_t>(d.front())].values.size());
-    if (total > 1e7) throw InputError(SourceLoc{s.file}, "sweep.axes", fmt::format("the grid has {:.3g} points (limit 10 million)", total));
+    combination_count(s, &dims);
     std::vector<size_t> idx(dims.size(), 0);
+    std::vector<AxisValue> combo(n_axes);
     while (true) {
-      std::vector<AxisValue> combo(n_axes);
       for (size_t d = 0; d < dims.size(); ++d)
         for (int a : dims[d]) combo[static_cast<size_t>(a)] = s.axes[static_cast<size_t>(a)].values[idx[d]];
-      out.push_back(std::move(combo));
+      visit(combo);
       size_t d = dims.size();
       while (d > 0) {
         --d;
         if (++idx[d] < s.axes[static_cast<size_t>(dims[d].front())].values.size()) break;
         idx[d] = 0;
-        if (d == 0) return out;
+        if (d == 0) return;
       }
-      if (dims.empty()) return out;
+      if (dims.empty()) return;
     }
   }
   std::mt19937_64 rng(s.seed);
@@ -83,9 +94,9 @@ std::vector<std::vector<AxisValue>> combinations(const SweepSpec& s) {
     for (size_t i = 0; i < n; ++i) {
       std::vector<AxisValue> combo;
       for (const Axis& a : s.axes) combo.push_back(a.range ? draw(a, uniform(rng)) : a.values[pick(rng, a.values.size())]);
-      out.push_back(std::move(combo));
+      visit(combo);
     }
-    return out;
+    return;
   }
   // Latin hypercube: each axis' [0, 1) cut into n strata, each used once, in a random order,
   // with a random position inside its stratum.
@@ -99,9 +110,8 @@ std::vector<std::vector<AxisValue>> combinations(const SweepSpec& s) {
   for (size_t i = 0; i < n; ++i) {
     std::vector<AxisValue> combo;
     for (size_t a = 0; a < n_axes; ++a) combo.push_back(choose(s.axes[a], u[a][i]));
-    out.push_back(std::move(combo));
+    visit(combo);
   }
-  return out;
 }
 
 // A scalar's value for an expression: a plain number, a quantity in SI units, true/false, or
@@ -180,25 +190,44 @@ SweepPoint resolve_point(const SweepSpec& s, ConfigNode config, std::vector<std:
 
 }  // namespace
 
-Expansion expand_sweep(const SweepSpec& spec, const Registry& registry, const std::string& fidelity) {
+Expansion expand_sweep(const SweepSpec& spec, const Registry& registry, const std::string& fidelity,
+                       const ExpandOptions& options) {
+  const double total = combination_count(spec);
+  if (total > kMaxSweepPoints)
+    throw InputError(SourceLoc{spec.file}, "sweep.axes", fmt::format("the grid has {:.3g} points (limit 10 million)", total));
+  // What the expansion keeps a point by (labels, hash, the duplicate check) and, for lhs, the
+  // sample matrix: refused before the work when it cannot fit.
+  const double per_point = 400.0 + 64.0 * static_cast<double>(spec.axes.size()) +
+                           (spec.method == "lhs" ? 16.0 * static_cast<double>(spec.axes.size()) : 0.0);
+  require_memory(total * per_point, fmt::format("a sweep of {:.0f} points", total), SourceLoc{spec.file}, "sweep");
+  SweepProgress progress(options.progress, "expanding " + spec.name, static_cast<int>(total));
   Expansion e;
   std::unordered_set<std::string> seen;
-  for (const auto& combo : combinations(spec)) {
+  int visited = 0;
+  for_each_combination(spec, [&](const std::vector<AxisValue>& combo) {
+    if (options.interrupt && options.interrupt->load()) throw Interrupted();
+    progress.count(++visited);
     ConfigNode config = point_config(spec, combo, fidelity);
     if (!allowed(spec, combo, config)) {
       ++e.dropped;
-      continue;
+      return;
     }
     std::vector<std::string> labels;
     for (const AxisValue& v : combo) labels.push_back(v.label);
     SweepPoint p = resolve_point(spec, std::move(config), std::move(labels), registry);
     if (!seen.insert(p.hash).second) {
       ++e.duplicates;
-      continue;
+      return;
     }
     p.index = static_cast<int>(e.points.size());
+    if (options.sink) {
+      // Written out now; only the compact entry stays in memory.
+      options.sink(p);
+      std::string().swap(p.yaml);
+    }
     e.points.push_back(std::move(p));
-  }
+  });
+  progress.finish();
   if (e.points.empty())
     throw InputError(SourceLoc{spec.file}, "sweep.constraints", fmt::format("no point is left ({} dropped by the constraints)", e.dropped));
   return e;

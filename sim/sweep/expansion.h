@@ -4,9 +4,12 @@
 // hash; points that resolve to the same configuration run once.
 #pragma once
 
+#include <atomic>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "sim/progress.h"
 #include "sim/sweep/sweep_spec.h"
 
 namespace strata {
@@ -28,9 +31,25 @@ struct Expansion {
   int duplicates = 0;  // combinations that resolved to an earlier point's configuration
 };
 
+inline constexpr double kMaxSweepPoints = 1e7;
+
+// Thrown out of an expansion when its interrupt flag is set.
+struct Interrupted {};
+
+struct ExpandOptions {
+  // Given each new point, with its yaml, as it is expanded (to write it out); the point is then
+  // kept without its yaml, so a sweep of millions of points holds only labels and hashes.
+  std::function<void(const SweepPoint&)> sink;
+  ProgressMode progress = ProgressMode::Off;  // "expanding NAME [####....] n/N" on stderr
+  const std::atomic<bool>* interrupt = nullptr;
+};
+
 // The points of the sweep, at the given fidelity ("" leaves sim.fidelity as the experiment
-// sets it). Throws InputError for a bad axis value or constraint.
-Expansion expand_sweep(const SweepSpec& spec, const Registry& registry, const std::string& fidelity = "");
+// sets it), one combination at a time. Throws InputError for a bad axis value or constraint,
+// and before any work for more than kMaxSweepPoints combinations or more than the memory
+// budget (sim/memory_budget.h) can hold.
+Expansion expand_sweep(const SweepSpec& spec, const Registry& registry, const std::string& fidelity = "",
+                       const ExpandOptions& options = {});
 
 // The same points again at another fidelity (the second stage of a two-stage sweep).
 SweepPoint refidelity(const SweepSpec& spec, const SweepPoint& point, const Registry& registry, const std::string& fidelity);

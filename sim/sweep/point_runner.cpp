@@ -64,7 +64,15 @@ std::string point_executable() {
 
 PointState point_state(const std::string& point_dir) {
   std::error_code ec;
-  if (fs::exists(fs::path(point_dir) / "summary.json", ec)) return PointState::Ok;
+  // A summary.json that does not parse (a damaged disk, a hand edit) is no result: the point
+  // runs again rather than being reported failed for good.
+  if (fs::exists(fs::path(point_dir) / "summary.json", ec)) {
+    try {
+      const nlohmann::json s = nlohmann::json::parse(read_text_file((fs::path(point_dir) / "summary.json").string()));
+      if (s.is_object() && s.contains("status")) return PointState::Ok;
+    } catch (const nlohmann::json::exception&) {
+    }
+  }
   if (fs::exists(fs::path(point_dir) / "failed.json", ec)) return PointState::Failed;
   return PointState::Pending;
 }
@@ -181,7 +189,8 @@ PointOutcome PointProcess::finish(int status) {
   if (WIFEXITED(status)) o.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) o.signal = WTERMSIG(status);
   o.ok = o.exit_code == 0 && point_state(dir_) == PointState::Ok;
-  o.interrupted = !o.timed_out && (o.exit_code == 130 || o.signal == SIGINT || o.signal == SIGTERM);
+  o.interrupted = !o.timed_out && (o.exit_code == 128 + SIGINT || o.exit_code == 128 + SIGTERM || o.signal == SIGINT ||
+                                    o.signal == SIGTERM);
   pid_ = -1;
   ::close(lock_fd_);
   lock_fd_ = -1;

@@ -24,8 +24,8 @@ std::string point_executable();
 
 enum class PointState { Ok, Failed, Pending };
 
-// What the point's directory says: Ok (summary.json), Failed (failed.json and no summary) or
-// Pending.
+// What the point's directory says: Ok (a summary.json that parses), Failed (failed.json and no
+// such summary) or Pending.
 PointState point_state(const std::string& point_dir);
 // Attempts recorded in failed.json (0 without one).
 int recorded_attempts(const std::string& point_dir);

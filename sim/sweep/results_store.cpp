@@ -178,6 +178,12 @@ Row load_row(const std::string& dir, const SweepPlan& plan, const PlanEntry& e,
       if (!skipped_summary_key(k)) r.figures[k] = from_json(v);
     }
     for (size_t i = 0; i < outputs.size(); ++i) {
+      const std::string& name = plan.outputs[i].first;
+      if (r.figures.count(name))
+        throw InputError(SourceLoc{(fs::path(dir) / "sweep.json").string()}, "outputs." + name,
+                         fmt::format("the points report a figure named '{}' themselves; rename the output so it does not "
+                                     "replace the measured value",
+                                     name));
       try {
         const double v = outputs[i]->eval([&](const std::string& name) -> std::optional<ExprValue> {
           auto it = r.figures.find(name);

@@ -2,12 +2,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "sim/input_error.h"
+#include "sim/interrupt.h"
 #include "sim/process.h"
 #include "sim/results_writer.h"
 #include "sim/sweep/executor.h"
@@ -110,13 +112,16 @@ void wait_for_job(const std::string& job, const std::vector<const ExecItem*>& it
   }
 }
 
+// Resubmissions of one point after its task was preempted, before it counts as a failure.
+constexpr int kMaxPreemptions = 20;
+
 }  // namespace
 
 ExecResult run_slurm(const std::string& dir, const std::vector<ExecItem>& items, const ExecOptions& o) {
   ExecResult result;
   std::vector<const ExecItem*> pending;
   for (const ExecItem& i : items) pending.push_back(&i);
-  std::map<const ExecItem*, int> attempts;
+  std::map<const ExecItem*, int> attempts, preemptions;
   SweepProgress progress(o.progress, o.label, o.done_before + o.failed_before + static_cast<int>(items.size()));
   // Rounds already in the directory (an earlier driver's) keep their files.
   int round = 0;
@@ -139,6 +144,14 @@ ExecResult run_slurm(const std::string& dir, const std::vector<ExecItem>& items,
         continue;
       }
       if (result.interrupted) continue;
+      // A point stopped by SIGTERM (preemption, or a task's time limit reached) left its marker:
+      // it runs again in the next round without using up a retry, a bounded number of times.
+      std::error_code ec;
+      if (s == PointState::Pending && fs::exists(fs::path(i->dir) / "interrupted.json", ec) &&
+          ++preemptions[i] <= kMaxPreemptions) {
+        again.push_back(i);
+        continue;
+      }
       if (s == PointState::Pending)
         record_lost(i->dir, i->point, i->hash,
                     fmt::format("its Slurm array task (job {}, round {}) ended before the point did (time limit, memory "
@@ -156,6 +169,9 @@ ExecResult run_slurm(const std::string& dir, const std::vector<ExecItem>& items,
 }
 
 int run_sweep_task(const std::string& dir, int round, int task) {
+  // SIGTERM (preemption, the task's time limit) reaches the running point, which leaves its
+  // interrupted.json; no further point starts, and the driver submits the rest again.
+  set_interrupt_phase(InterruptPhase::Cooperative);
   const SweepPlan plan = read_plan(dir);
   std::ifstream in(tasks_path(dir, round));
   if (!in) throw InputError(SourceLoc{tasks_path(dir, round)}, "", "no such file");
@@ -165,6 +181,7 @@ int run_sweep_task(const std::string& dir, int round, int task) {
   std::istringstream items(line);
   std::string item;
   while (items >> item) {
+    if (interrupt_flag().load()) return interrupt_exit_code();
     const size_t colon = item.find(':');
     const int point = std::stoi(item.substr(0, colon));
     const std::string hash = item.substr(colon + 1);
@@ -177,13 +194,22 @@ int run_sweep_task(const std::string& dir, int round, int task) {
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
         continue;
       }
-      const PointOutcome o = p.wait();
+      std::optional<PointOutcome> ended;
+      bool forwarded = false;
+      while (!(ended = p.poll())) {
+        if (!forwarded && interrupt_flag().load()) {
+          p.signal(interrupt_exit_code() - 128);
+          forwarded = true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+      const PointOutcome& o = *ended;
       if (!o.interrupted) record_outcome(pdir, point, hash, o);
-      fmt::print("point {} ({}): {}\n", point, hash.substr(0, 16), o.ok ? "ok" : "failed");
+      fmt::print("point {} ({}): {}\n", point, hash.substr(0, 16), o.ok ? "ok" : o.interrupted ? "interrupted" : "failed");
       break;
     }
   }
-  return 0;
+  return interrupt_flag().load() ? interrupt_exit_code() : 0;
 }
 
 }  // namespace strata

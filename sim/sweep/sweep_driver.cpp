@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <memory>
 #include <thread>
 
 #include <fcntl.h>
@@ -11,6 +12,10 @@
 
 #include <fmt/format.h>
 
+#include "sim/interrupt.h"
+#include "sim/result_dir.h"
+#include "sim/results_writer.h"
+#include "sim/text.h"
 #include "sim/sweep/executor.h"
 #include "sim/sweep/expansion.h"
 #include "sim/sweep/pareto.h"
@@ -58,6 +63,53 @@ class DirLock {
 
  private:
   int fd_ = -1;
+};
+
+// The sweep directory as the expansion fills it, one point directory (point.yaml) at a time.
+// Until commit(), a failure (a bad point, an interrupt) removes what it made, so a sweep file
+// that fails to expand leaves nothing behind.
+class SweepDirWriter {
+ public:
+  explicit SweepDirWriter(std::string dir) : dir_(std::move(dir)) {}
+  ~SweepDirWriter() {
+    if (committed_) return;
+    try {
+      std::error_code ec;
+      for (const auto& d : made_) fs::remove_all(d, ec);
+      if (made_dir_) {
+        lock_.reset();
+        fs::remove_all(dir_, ec);
+      }
+    } catch (...) {  // a destructor must not throw (memory may have run out)
+    }
+  }
+  void open() {
+    if (lock_) return;
+    std::error_code ec;
+    if (!fs::exists(dir_, ec)) {
+      check_result_dir(dir_, "-o");
+      fs::create_directories(dir_);
+      made_dir_ = true;
+    } else if (!fs::is_directory(dir_, ec)) {
+      throw InputError(SourceLoc{dir_}, "-o", "names a file; a sweep directory is a directory");
+    }
+    lock_ = std::make_unique<DirLock>(dir_);
+  }
+  void point(const SweepPoint& p) {
+    open();
+    const fs::path d = fs::path(dir_) / p.dir();
+    std::error_code ec;
+    if (fs::create_directory(d, ec)) made_.push_back(d.string());
+    const fs::path yaml = d / "point.yaml";
+    if (read_text_file(yaml.string()) != p.yaml) write_file_atomic(yaml.string(), p.yaml);
+  }
+  void commit() { committed_ = true; }
+
+ private:
+  std::string dir_;
+  std::unique_ptr<DirLock> lock_;
+  std::vector<std::string> made_;
+  bool made_dir_ = false, committed_ = false;
 };
 
 struct StageRun {
@@ -157,20 +209,32 @@ int run_sweep(const std::string& file, const SweepOptions& opts, const Registry&
                      "a two-stage sweep cannot be written as one batch script (the second stage depends on the first's "
                      "results); use --submit=yes or the local executor");
 
-  const Expansion e = expand_sweep(spec, registry, spec.two_stage() ? "analytic" : "");
+  // Interrupts are noticed between points, of the expansion and of the runs.
+  set_interrupt_phase(InterruptPhase::Cooperative);
+  const std::string dir = opts.output.empty() ? (fs::path("results") / spec.name).string() : opts.output;
+  SweepDirWriter out(dir);
+  ExpandOptions expand;
+  if (!opts.dry_run) expand.sink = [&](const SweepPoint& p) { out.point(p); };
+  expand.progress = opts.progress;
+  expand.interrupt = opts.interrupt;
+  Expansion e;
+  try {
+    e = expand_sweep(spec, registry, spec.two_stage() ? "analytic" : "", expand);
+  } catch (const Interrupted&) {
+    fmt::print(stderr, "strata: sweep interrupted while its points were being expanded; nothing was written\n");
+    return interrupt_exit_code();
+  }
   if (opts.dry_run) {
     fmt::print("{}: {}{}\n", spec.name, describe(spec, e),
                spec.two_stage() ? "; screened analytically, the best then at cycle level" : "");
     print_points(spec, e);
     return 0;
   }
-  const std::string dir = opts.output.empty() ? (fs::path("results") / spec.name).string() : opts.output;
-  fs::create_directories(dir);
-  DirLock lock(dir);
+  out.open();
   SweepPlan plan = make_plan(spec);
   add_points(plan, e.points, 1);
-  write_point_files(dir, e.points);
   write_plan(dir, plan);
+  out.commit();
   fmt::print("sweep {}: {}, {} executor -> {}\n", spec.name, describe(spec, e), spec.executor, dir);
 
   StageRun first = run_stage(dir, e.points, spec, opts, spec.two_stage() ? spec.name + " (analytic)" : spec.name);
@@ -193,7 +257,7 @@ int run_sweep(const std::string& file, const SweepOptions& opts, const Registry&
   const CollectResult r = collect_results(dir, plan);
   if (interrupted) {
     fmt::print(stderr, "strata: sweep interrupted; `strata sweep {} --resume` continues it\n", file);
-    return kExitInterrupted;
+    return interrupt_exit_code();
   }
   print_collect(dir, r, plan.two_stage);
   return r.failed > 0 ? kExitPointsFailed : 0;

@@ -61,8 +61,11 @@ void write_plan(const std::string& dir, const SweepPlan& plan) {
   meta["retries"] = plan.retries;
   meta["two_stage"] = plan.two_stage;
   meta["points"] = plan.points.size();
-  nlohmann::ordered_json pts = nlohmann::ordered_json::array();
-  for (const PlanEntry& e : plan.points) {
+  // One entry a line, streamed: a plan of millions of points is never one JSON tree in memory.
+  AtomicFile pts((fs::path(dir) / "points.json").string());
+  std::string chunk = "[";
+  for (size_t i = 0; i < plan.points.size(); ++i) {
+    const PlanEntry& e = plan.points[i];
     nlohmann::ordered_json j;
     j["point"] = e.point;
     j["stage"] = e.stage;
@@ -71,9 +74,15 @@ void write_plan(const std::string& dir, const SweepPlan& plan) {
     j["path"] = e.path();
     j["axes"] = nlohmann::ordered_json::object();
     for (size_t a = 0; a < plan.axes.size(); ++a) j["axes"][plan.axes[a]] = e.labels[a];
-    pts.push_back(j);
+    chunk += (i ? ",\n" : "\n") + j.dump();
+    if (chunk.size() > (1u << 20)) {
+      pts.write(chunk);
+      chunk.clear();
+    }
   }
-  write_file_atomic((fs::path(dir) / "points.json").string(), pts.dump(1) + "\n");
+  chunk += "\n]\n";
+  pts.write(chunk);
+  pts.commit();
   write_file_atomic((fs::path(dir) / "sweep.json").string(), meta.dump(2) + "\n");
 }
 
@@ -91,8 +100,16 @@ SweepPlan read_plan(const std::string& dir) {
     }
   };
   const nlohmann::json meta = parse(meta_path);
-  const nlohmann::json pts = parse(points_path);
   SweepPlan p;
+  auto entry = [&](const nlohmann::json& j) {
+    PlanEntry e;
+    e.point = j.at("point");
+    e.stage = j.at("stage");
+    e.fidelity = j.at("fidelity");
+    e.hash = j.at("hash");
+    for (const auto& a : p.axes) e.labels.push_back(j.at("axes").at(a));
+    p.points.push_back(std::move(e));
+  };
   try {
     p.name = meta.at("name");
     p.source = meta.at("source");
@@ -103,15 +120,17 @@ SweepPlan read_plan(const std::string& dir) {
     p.timeout_s = meta.at("timeout_s");
     p.retries = meta.at("retries");
     p.two_stage = meta.at("two_stage");
-    for (const auto& j : pts) {
-      PlanEntry e;
-      e.point = j.at("point");
-      e.stage = j.at("stage");
-      e.fidelity = j.at("fidelity");
-      e.hash = j.at("hash");
-      for (const auto& a : p.axes) e.labels.push_back(j.at("axes").at(a));
-      p.points.push_back(std::move(e));
-    }
+    // Entry by entry: each becomes a PlanEntry and is dropped as soon as it is parsed.
+    std::ifstream in(points_path);
+    const nlohmann::json rest =
+        nlohmann::json::parse(in, [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+          if (depth == 1 && event == nlohmann::json::parse_event_t::object_end) {
+            entry(parsed);
+            return false;
+          }
+          return true;
+        });
+    if (!rest.is_array()) throw InputError(SourceLoc{points_path.string()}, "", "not a list of points");
   } catch (const nlohmann::json::exception& e) {
     throw InputError(SourceLoc{dir}, "", fmt::format("sweep.json or points.json is damaged: {}", e.what()));
   }

@@ -1,6 +1,7 @@
 #include "sim/sweep/sweep_progress.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 #include <unistd.h>
@@ -39,8 +40,26 @@ void SweepProgress::update(int ok, int failed, int running) {
   constexpr int kWidth = 24;
   const int filled = total_ ? finished * kWidth / total_ : kWidth;
   const std::string bar = std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(kWidth - filled), '.');
-  const std::string line = fmt::format("{} [{}] {}/{}  ok {}  failed {}  running {}  remaining {}  ETA {}", label_, bar,
-                                       finished, total_, ok, failed, running, remaining, eta);
+  print(fmt::format("{} [{}] {}/{}  ok {}  failed {}  running {}  remaining {}  ETA {}", label_, bar, finished, total_, ok,
+                    failed, running, remaining, eta));
+}
+
+void SweepProgress::count(int done) {
+  if (!enabled_) return;
+  const auto now = Clock::now();
+  // Only an expansion that takes over a second shows; once shown, its end shows too.
+  const double since_last = std::chrono::duration<double>(now - last_).count();
+  if (printed_ ? since_last < (tty_ ? 0.2 : 10.0) && done < total_ : since_last < 1.0) return;
+  last_ = now;
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  constexpr int kWidth = 24;
+  const int filled = total_ ? static_cast<int>(static_cast<std::int64_t>(done) * kWidth / total_) : kWidth;
+  const std::string bar = std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(kWidth - filled), '.');
+  print(fmt::format("{} [{}] {}/{}  ETA {}", label_, bar, done, total_,
+                    done > 0 && done < total_ ? duration(elapsed / done * (total_ - done)) : std::string("--")));
+}
+
+void SweepProgress::print(const std::string& line) {
   if (tty_) fmt::print(stderr, "\r{}\x1b[K", line);
   else fmt::print(stderr, "{}\n", line);
   std::fflush(stderr);

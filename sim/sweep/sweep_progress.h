@@ -14,6 +14,8 @@ class SweepProgress {
  public:
   SweepProgress(ProgressMode mode, std::string label, int total);
   void update(int ok, int failed, int running);
+  // A plain count of `total` (the points of a sweep being expanded).
+  void count(int done);
   void finish();
 
  private:
@@ -23,6 +25,7 @@ class SweepProgress {
   bool tty_, enabled_;
   bool printed_ = false;
   int first_finished_ = -1;
+  void print(const std::string& line);
   Clock::time_point start_, last_;
 };
 

@@ -10,6 +10,7 @@
 
 #include "sim/config_loader.h"
 #include "sim/config_values.h"
+#include "sim/experiment.h"
 #include "sim/text.h"
 #include "sim/units.h"
 
@@ -150,6 +151,30 @@ void parse_slurm(const ConfigNode& n, SlurmOptions& s) {
   }
 }
 
+// Columns every sweep's results have, and the figures every run's summary.json has: an axis or
+// an output by one of these names would be hidden by, or hide, the measured value.
+const std::set<std::string>& reserved_columns() {
+  static const std::set<std::string> names = {
+      "point", "fidelity", "status", "hash", "path", "error", "wall_time_s", "experiment", "config_hash",
+      "simulated_time_s", "energy_j", "area_mm2", "avg_power_w", "peak_power_w", "latency_s"};
+  return names;
+}
+
+// A value's label is a cell of results.csv and a line of the plan: one line of text.
+void check_label(const std::string& label, const SourceLoc& loc, const std::string& key) {
+  for (char c : label)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F)
+      throw InputError(loc, key, fmt::format("the label \"{}\" holds a control character (byte 0x{:02X}); labels are one line of text",
+                                             printable(label, 60), static_cast<unsigned char>(c)));
+}
+
+void check_column_name(const std::string& name, const SourceLoc& loc, const std::string& key) {
+  check_label(name, loc, key);
+  if (name.empty()) throw InputError(loc, key, "an empty column name");
+  if (reserved_columns().count(name))
+    throw InputError(loc, key, fmt::format("'{}' is a column of every sweep's results; choose another name", name));
+}
+
 }  // namespace
 
 SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& overrides) {
@@ -165,6 +190,7 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& ov
   if (!sweep.is_map()) config_fail(sweep, "sweep", "expected a mapping (axes, method, objectives, ...)");
   const ConfigNode* name = s.experiment.find("name");
   s.name = name && name->is_scalar() ? name->value() : std::filesystem::path(path).stem().string();
+  check_result_name(s.name, name ? name->loc() : SourceLoc{path}, "name");
 
   const ConfigNode* samples = nullptr;
   for (const auto& [k, v] : sweep.entries()) {
@@ -205,8 +231,11 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& ov
   }
   if (s.axes.empty()) config_fail(sweep, "sweep.axes", "missing: name at least one axis");
   std::set<std::string> columns;
-  for (const Axis& a : s.axes)
+  for (const Axis& a : s.axes) {
+    check_column_name(a.column, a.loc, "sweep.axes." + a.key);
     if (!columns.insert(a.column).second) throw InputError(a.loc, "sweep.axes", fmt::format("two axes are named '{}'", a.column));
+    for (const AxisValue& v : a.values) check_label(v.label, v.value.loc(), "sweep.axes." + a.key);
+  }
   if (s.method == "grid") {
     if (samples) config_fail(*samples, "sweep.samples", "goes with method: random or lhs");
     for (const Axis& a : s.axes)
@@ -247,8 +276,11 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& ov
   }
   if (const ConfigNode* o = sweep.find("outputs")) {
     if (!o->is_map()) config_fail(*o, "sweep.outputs", "expected a mapping of names to expressions");
-    for (const auto& [k, v] : o->entries())
+    for (const auto& [k, v] : o->entries()) {
+      check_column_name(k, v.key_loc(), "sweep.outputs." + k);
+      if (columns.count(k)) config_fail(v, "sweep.outputs." + k, fmt::format("an axis is named '{}' too", k));
       s.outputs.push_back(NamedExpression{k, Expression(config_text(v, "sweep.outputs." + k), v.loc(), "sweep.outputs." + k)});
+    }
   }
   if (const ConfigNode* o = sweep.find("objectives")) {
     if (!o->is_map()) config_fail(*o, "sweep.objectives", "expected a mapping such as {latency_s: min, energy_j: min}");

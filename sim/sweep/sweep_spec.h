@@ -12,7 +12,8 @@
 //       KEY: [v1, v2, ...]    a list of values (any YAML: numbers, "1.6 GHz", maps)
 //       KEY:
 //         values: {label: value, ...}   labelled values; results show the label
-//         name: COLUMN                  the axis' column in results (default KEY)
+//         name: COLUMN                  the axis' column in results (default KEY); not a column
+//                                       every result has (point, status, energy_j, ...)
 //       KEY: {range: [lo, hi], steps: N, scale: linear|log}   N values from lo to hi
 //       KEY: {range: [lo, hi], step: S}                        lo, lo+S, ... up to hi
 //                             bounds may carry a unit ("0.8 GHz", "1.6 GHz"); integer bounds
@@ -27,7 +28,8 @@
 //     objectives: {latency_s: min, energy_j: min}
 //                             summary figures or outputs, each min or max; they define the
 //                             Pareto set (pareto.csv) and the two-stage ranking
-//     outputs: {edp: "latency_s * energy_j"}   figures derived from each point's summary
+//     outputs: {edp: "latency_s * energy_j"}   figures derived from each point's summary (named
+//                             unlike the axes, the results' own columns and the summaries' figures)
 //     two_stage: {top_k: 10}  screen every point with sim.fidelity: analytic, then run the best
 //                             top_k by the first objective at cycle level; {front: true} runs
 //                             the analytic Pareto front instead (top_k and front may combine)

@@ -1,11 +1,15 @@
 // Configuration: extends, overrides, validation errors (one line naming file, line, column and
 // key) and the canonical config hash.
+#include <sstream>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "accelerators/builtin_kinds.h"
 #include "sim/config_loader.h"
 #include "sim/experiment.h"
 #include "sim/registry.h"
+#include "sim/text.h"
 #include "test_util.h"
 
 using strata::InputError;
@@ -198,4 +202,92 @@ TEST_F(ConfigTest, HashIsCanonical) {
   EXPECT_EQ(resolve(experiment()).hash, strata::resolve_experiment(dir.write("copy/exp.yaml", experiment()), {}, registry).hash);
   dir.write("t.trace", "0 W 0x0\n");
   EXPECT_NE(resolve(experiment()).hash, h);
+}
+
+// Hostile YAML (issue 18): every reader goes through ConfigNode::parse, so these hold for
+// experiments, sweeps, rtl-check specs and --set alike.
+TEST_F(ConfigTest, SelfReferentialAliasIsAnErrorNotACrash) {
+  for (const std::string text : {"a: &x [*x]\n", "&a [*a]", "a: &m {b: *m}\n", "x: &s [1, [2, *s]]\n"}) {
+    const std::string msg = strata::testing::error_of([&] { strata::ConfigNode::parse(text, "alias.yaml"); });
+    EXPECT_CONTAINS(msg, "alias.yaml:");
+    EXPECT_CONTAINS(msg, "a YAML alias refers to a node that contains it");
+  }
+  // Through a whole experiment and through --set.
+  EXPECT_CONTAINS(error_of(experiment("", "loop: &l [*l]\n")), "a YAML alias refers to a node that contains it");
+  EXPECT_CONTAINS(error_of(experiment(), {"hardware.latency=&l [*l]"}), "--set hardware.latency=");
+}
+
+// A billion laughs: ten levels of ten aliases each expand a few hundred bytes to 10^10 nodes.
+TEST_F(ConfigTest, ExponentialAliasesAreBoundedBeforeExpanding) {
+  std::string text = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 10; ++i) {
+    text += fmt::format("l{}: &l{} [", i, i);
+    for (int k = 0; k < 10; ++k) text += fmt::format("{}*l{}", k ? ", " : "", i - 1);
+    text += "]\n";
+  }
+  ASSERT_LT(text.size(), 700u);
+  const std::string msg = strata::testing::error_of([&] { strata::ConfigNode::parse(text, "bomb.yaml"); });
+  EXPECT_CONTAINS(msg, "bomb.yaml:");
+  EXPECT_CONTAINS(msg, "expands to more than 1000000 nodes");
+  // A long scalar repeated by aliases is bounded by its bytes, not only by its nodes.
+  std::string big = "s: &s " + std::string(1 << 20, 'a') + "\nl1: &l1 [";
+  for (int k = 0; k < 80; ++k) big += (k ? ", *s" : "*s");
+  big += "]\n";
+  EXPECT_CONTAINS(strata::testing::error_of([&] { strata::ConfigNode::parse(big, "big.yaml"); }), "MiB of text");
+  // Ordinary aliases still work.
+  const auto ok = strata::ConfigNode::parse("a: &a {x: 1}\nb: *a\n", "ok.yaml");
+  EXPECT_EQ(ok.find("b")->find("x")->value(), "1");
+}
+
+TEST_F(ConfigTest, TextThatIsNotUtf8IsRefusedWithItsLine) {
+  const std::string msg = error_of("name: caf\xe9\nhardware: {kind: simple_memory}\n");
+  EXPECT_CONTAINS(msg, "exp.yaml:1:10: error: not UTF-8 text (byte 0xE9");
+  // Overlong forms and surrogates are not UTF-8 either.
+  EXPECT_TRUE(strata::first_invalid_utf8("\xc0\xaf"));
+  EXPECT_TRUE(strata::first_invalid_utf8("\xed\xa0\x80"));
+  EXPECT_FALSE(strata::first_invalid_utf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
+}
+
+// 22 files, each extending the one before it by two paths: 2^22 paths, 44 files to read.
+TEST_F(ConfigTest, ExtendsDiamondsResolveEachFileOnce) {
+  dir.write("d0.yaml", "hardware: {kind: simple_memory, latency: 50 ns}\n");
+  for (int i = 1; i <= 22; ++i) {
+    dir.write(fmt::format("d{}a.yaml", i), fmt::format("extends: d{}.yaml\nk{}a: 1\n", i - 1, i));
+    dir.write(fmt::format("d{}b.yaml", i), fmt::format("extends: d{}.yaml\nk{}b: 2\n", i - 1, i));
+    dir.write(fmt::format("d{}.yaml", i), fmt::format("extends: [d{}a.yaml, d{}b.yaml]\n", i, i));
+  }
+  const strata::ConfigNode c = strata::load_config(dir.file("d22.yaml"));
+  EXPECT_EQ(c.find("k1a")->value(), "1");
+  EXPECT_EQ(c.find("k22b")->value(), "2");
+  EXPECT_EQ(c.find("hardware")->find("latency")->value(), "50 ns");
+  // A cycle through a diamond is still found.
+  dir.write("c1.yaml", "extends: [c2.yaml, c3.yaml]\n");
+  dir.write("c2.yaml", "extends: c3.yaml\n");
+  dir.write("c3.yaml", "extends: c1.yaml\n");
+  EXPECT_CONTAINS(strata::testing::error_of([&] { strata::load_config(dir.file("c1.yaml")); }), "extends cycle");
+}
+
+TEST_F(ConfigTest, NamesThatCannotBeDirectoriesAreRefused) {
+  EXPECT_CONTAINS(error_of(experiment(), {"name=" + std::string(200, 'n')}), "is 200 bytes long; at most 128");
+  EXPECT_CONTAINS(error_of(experiment(), {"name=\"a\\0b\""}), "holds a control character (byte 0x00)");
+  EXPECT_CONTAINS(error_of(experiment(), {"name=\"a\\nb\""}), "holds a control character (byte 0x0A)");
+  EXPECT_CONTAINS(error_of(experiment(), {"name=a/b"}), "without '/'");
+}
+
+TEST(InputErrorText, LongAndBinaryTokensAreCutToOnePrintableLine) {
+  const std::string token(8 << 20, 'z');
+  const InputError e(strata::SourceLoc{"f.trace", 3}, "", "bad token '" + token + "'");
+  const std::string msg = e.what();
+  EXPECT_LT(msg.size(), 1200u);
+  EXPECT_CONTAINS(msg, "more bytes)");
+  const InputError b(strata::SourceLoc{"f"}, "k", std::string("a\0b\x01\xff", 5));
+  EXPECT_CONTAINS(std::string(b.what()), "a\\x00b\\x01\\xFF");
+}
+
+TEST(ReadLine, AcceptsLfCrLfAndLoneCr) {
+  std::istringstream in("a\rb\r\nc\nd");
+  std::string line;
+  std::vector<std::string> lines;
+  while (strata::read_line(in, line)) lines.push_back(line);
+  EXPECT_EQ(lines, (std::vector<std::string>{"a", "b", "c", "d"}));
 }

@@ -231,6 +231,20 @@ TEST(SweepCli, MalformedSweepFilesFailBeforeAnyPointRuns) {
       {"extends: " + source_path("configs/experiments/quickstart.yaml") +
            "\nsweep:\n  axes:\n    hardware.queue_depth: [8]\n  outputs: {bad: \"energy_j *\"}\n",
        "sweep.outputs.bad"},
+      // Names that would collide with the results' own columns, and labels that are not one line.
+      {"extends: " + source_path("configs/experiments/quickstart.yaml") +
+           "\nsweep:\n  axes:\n    hardware.queue_depth: {values: [8], name: status}\n",
+       "'status' is a column of every sweep's results"},
+      {"extends: " + source_path("configs/experiments/quickstart.yaml") +
+           "\nsweep:\n  axes:\n    hardware.queue_depth: [8]\n  outputs: {energy_j: \"latency_s * 2\"}\n",
+       "sweep.outputs.energy_j: 'energy_j' is a column of every sweep's results"},
+      {"extends: " + source_path("configs/experiments/quickstart.yaml") +
+           "\nsweep:\n  axes:\n    hardware.queue_depth: {values: {\"a\\nb\": 8}}\n",
+       "holds a control character (byte 0x0A)"},
+      // A later point fails: the points already expanded are removed again.
+      {"extends: " + source_path("configs/experiments/quickstart.yaml") +
+           "\nsweep:\n  axes:\n    hardware.queue_depth: [8, 16, 32, -1]\n",
+       "hardware.queue_depth"},
   };
   for (const auto& [text, expected] : cases) {
     const std::string sweep = dir.write("s.yaml", text);
@@ -286,6 +300,30 @@ TEST(SweepCli, TwoStageScreensAnalyticallyThenRunsTheBestAtCycleLevel) {
     EXPECT_GE(std::stoi(row.at("analytic_rank")), 1);
     EXPECT_LE(std::stoi(row.at("cycle_rank")), cycle);
   }
+}
+
+}  // namespace
+}  // namespace strata
+
+namespace strata {
+namespace {
+
+// A summary.json damaged after the point ran is no result: the next run of the sweep runs the
+// point again instead of reporting it failed for good.
+TEST(SweepCli, ADamagedSummaryIsRunAgain) {
+  TempDir dir;
+  const std::string sweep = dir.write("s.yaml", sweep_text());
+  const std::string out = dir.file("out");
+  ASSERT_EQ(run_strata("sweep " + sweep + " -o " + out + " --jobs 2").code, 0);
+  const auto rows = csv_rows(out + "/results.csv");
+  const std::string damaged = out + "/" + rows.at(3).at("path") + "/summary.json";
+  std::ofstream(damaged) << "{\"status\": \"comp";
+  wrapper(dir, "");
+  const auto again = run_strata("sweep " + sweep + " -o " + out + " --resume");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_CONTAINS(again.out, "8 ok, 0 failed");
+  EXPECT_EQ(lines(read_file(dir.file("starts.log"))), std::vector<std::string>{rows.at(3).at("path")});
+  EXPECT_EQ(testing::json_file(damaged)["status"], "complete");
 }
 
 }  // namespace

@@ -101,6 +101,31 @@ TEST_F(SweepSlurm, FailedPointsAreResubmittedInANewArray) {
   EXPECT_EQ(read_file(dir.file("slurm/results.csv")), local);
 }
 
+// SIGTERM to a running array task (what Slurm sends on preemption or at its time limit): the
+// point it was running leaves interrupted.json, and the driver submits it again without using
+// up a retry (retries: 0 here, so only that path can finish the sweep).
+TEST_F(SweepSlurm, APreemptedTasksPointRunsAgainWithoutUsingARetry) {
+  const std::string sweep = dir.write(
+      "p.yaml", "extends: " + source_path("configs/experiments/dram-ddr4-stream.yaml") +
+                    "\nname: pre\nworkload: {requests: 600000}\nsweep:\n  axes:\n    workload.max_outstanding: [128, 256]\n"
+                    "  retries: 0\n  slurm: {poll: \"0.3 s\", points_per_task: 1}\n");
+  const std::string marker = dir.file("preempted-once");
+  // The first point started gets its task preempted half a second in (the wrapper also runs
+  // the array task itself, `strata sweep-task`, which it leaves alone).
+  const std::string wrap = dir.write("wrap.sh", "#!/bin/bash\n"
+                                                "if [ \"$1\" = run ] && [ ! -e " + marker + " ]; then touch " + marker +
+                                                "; (sleep 0.5; kill -TERM $PPID) & fi\n"
+                                                "exec '" + std::string(STRATA_BINARY) + "' \"$@\"\n");
+  fs::permissions(wrap, fs::perms::owner_all);
+  ::setenv("STRATA_EXECUTABLE", wrap.c_str(), 1);
+  const auto r = run_strata("sweep " + sweep + " -o " + dir.file("pre") + " --executor slurm");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_CONTAINS(r.out, "2 ok, 0 failed");
+  EXPECT_TRUE(fs::exists(marker));
+  ASSERT_TRUE(fs::exists(dir.file("pre/slurm/round-1.tasks")));
+  EXPECT_EQ(read_file(dir.file("pre/slurm/round-1.tasks")).find(' '), std::string::npos);
+}
+
 TEST_F(SweepSlurm, SubmitNoWritesTheBatchScriptForHandSubmissionAndCollect) {
   const std::string local = local_results(sweep_file());
   const std::string sweep = sweep_file("", "partition: debug, mem: 200M");

@@ -146,8 +146,10 @@ TEST(EdgeList, ParsesCommentsBlanksAndWhitespace) {
   EXPECT_EQ(dir.num_edges(), 3);
   EXPECT_EQ(row(dir, 1), (std::vector<std::int32_t>{2}));
   EXPECT_FALSE(dir.is_symmetric());
-  const CsrGraph empty = strata::load_edge_list(d.write("empty.txt", "# nothing\n"), true);
-  EXPECT_EQ(empty.num_nodes(), 0);
+  // No edges and no node count: an empty graph, which no workload can run (issue 18).
+  EXPECT_CONTAINS(error_of([&] { strata::load_edge_list(d.write("empty.txt", "# nothing\n"), true); }),
+                  "empty.txt: error: the edge list holds no edges and no node count is given");
+  EXPECT_EQ(strata::load_edge_list(d.write("isolated.txt", "# nothing\n"), true, 4).num_nodes(), 4);
 }
 
 TEST(EdgeList, BadInputNamesFileLineAndColumn) {

@@ -14,6 +14,7 @@
 #include "sim/input_error.h"
 #include "sim/memory_budget.h"
 #include "sim/results_writer.h"
+#include "sim/text.h"
 
 namespace strata {
 namespace {
@@ -39,7 +40,7 @@ class TextReader {
 
   // Moves to the next line with at least one field; false at the end of the file.
   bool next() {
-    while (std::getline(in_, text_)) {
+    while (read_line(in_, text_)) {
       ++line_;
       const size_t hash = text_.find('#');
       if (hash != std::string::npos) {
@@ -227,6 +228,7 @@ CsrGraph load_edge_list(const std::string& path, bool symmetrize, std::int64_t n
   std::int64_t max_id = -1;
   std::vector<Edge> edges = read_edges(path, num_nodes, max_id);
   const std::int64_t n = num_nodes > 0 ? num_nodes : max_id + 1;
+  if (n == 0) throw InputError(SourceLoc{path}, "", "the edge list holds no edges and no node count is given: the graph would be empty");
   return graph_from_edges(path, stem(path), n, std::move(edges), symmetrize);
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/input_error.h"
+#include "sim/text.h"
 #include "workloads/moe/routing_trace.h"
 
 namespace strata {
@@ -59,7 +60,7 @@ Eigen::MatrixXd read_transition(const std::string& path, std::int32_t experts, c
   Eigen::MatrixXd m(experts, experts);
   std::string text;
   int line = 0, row = 0;
-  while (std::getline(in, text)) {
+  while (read_line(in, text)) {
     ++line;
     if (text.find_first_not_of(" \t\r") == std::string::npos || text[text.find_first_not_of(" \t\r")] == '#') continue;
     std::replace(text.begin(), text.end(), ',', ' ');

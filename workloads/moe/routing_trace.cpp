@@ -13,6 +13,7 @@
 
 #include "sim/input_error.h"
 #include "sim/json_line.h"
+#include "sim/text.h"
 
 namespace strata {
 namespace {
@@ -84,7 +85,7 @@ std::vector<LayerRouting> read_routing_trace(const std::string& path, std::int32
   std::map<std::int64_t, std::map<std::int64_t, Entry>> layers;
   std::string text;
   int line = 0;
-  while (std::getline(in, text)) {
+  while (read_line(in, text)) {
     ++line;
     if (!text.empty() && text.back() == '\r') text.pop_back();
     const size_t first = text.find_first_not_of(" \t");

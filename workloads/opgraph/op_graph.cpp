@@ -21,11 +21,24 @@ std::int64_t product(const std::vector<std::int64_t>& shape) {
   return n;
 }
 
+// Element counts, byte counts and FLOPs are products of dimensions in 64-bit integers (and
+// doubles): a product past 2^62 would overflow them, so it is refused where it is declared.
+constexpr std::int64_t kMaxProduct = std::int64_t{1} << 62;
+
+bool product_fits(const std::vector<std::int64_t>& values) {
+  std::int64_t p = 1;
+  for (auto v : values)
+    if (v > 0 && (__builtin_mul_overflow(p, v, &p) || p > kMaxProduct)) return false;
+  return true;
+}
+
 void check_shape(const std::string& name, const std::vector<std::int64_t>& shape) {
   if (shape.empty()) throw std::invalid_argument(fmt::format("tensor '{}': shape must have at least one dimension", name));
   for (auto d : shape)
     if (d < 1) throw std::invalid_argument(fmt::format("tensor '{}': shape [{}] has a dimension below 1", name,
                                                        fmt::join(shape, ", ")));
+  if (!product_fits(shape))
+    throw std::invalid_argument(fmt::format("tensor '{}': shape [{}] holds more than 2^62 elements", name, fmt::join(shape, ", ")));
 }
 
 // Dimensions that are flags or may be zero.
@@ -151,13 +164,18 @@ OpId OpGraph::add_op(Operator op) {
   }
   for (const char* flag : {"causal", "accumulate"})
     if (op.dims.count(flag) && op.dims[flag] > 1) fail(fmt::format("{} must be 0 or 1", flag));
+  {
+    std::vector<std::int64_t> values;
+    for (const auto& dim : op.dims) values.push_back(dim.second);
+    if (!product_fits(values)) fail("the dimensions multiply to more than 2^62 (the work of one operator would overflow)");
+  }
   if (op.kind == OpKind::GroupedGemm) {
     if (static_cast<std::int64_t>(op.group_sizes.size()) != op.dim("groups"))
       fail(fmt::format("group_sizes has {} entries for {} groups", op.group_sizes.size(), op.dim("groups")));
     std::int64_t rows = 0;
     for (auto g : op.group_sizes) {
       if (g < 0) fail("group_sizes must not be negative");
-      rows += g;
+      if (__builtin_add_overflow(rows, g, &rows) || rows > kMaxProduct) fail("group_sizes sum past 2^62 rows");
     }
     if (rows != op.dim("m")) fail(fmt::format("group_sizes sum to {} rows, but m = {}", rows, op.dim("m")));
   } else if (!op.group_sizes.empty()) {

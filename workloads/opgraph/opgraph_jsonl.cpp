@@ -252,7 +252,7 @@ OpGraph read_opgraph_jsonl(const std::string& path) {
   std::string text;
   int line = 0;
   bool header = false;
-  while (std::getline(in, text)) {
+  while (read_line(in, text)) {
     ++line;
     const std::string t(trim(text));
     if (t.empty() || t[0] == '#') continue;

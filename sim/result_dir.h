@@ -1,0 +1,57 @@
+// A run's result directory, written as one transaction, so that a run never leaves a result
+// that is mixed, half written or another run's:
+//   - check_result_dir() refuses a place that cannot hold results (a file, a special file, a
+//     place this user cannot write, a name too long) before any work is done;
+//   - ResultDir locks the directory (flock on the directory itself) for the process's lifetime:
+//     a second run into the same directory stops at once with one line instead of mixing files;
+//   - every file of the new result is written into DIR/.staging-<pid>/ first; only when all of
+//     them are written does commit() move them into place (summary.json, the marker of a
+//     complete result, last, after an older result's summary.json and stale files are gone);
+//   - a failure before commit() (a full disk, a JSON error, memory, an exception of any kind)
+//     removes the staging directory and leaves the older result exactly as it was.
+// Staging directories left by a killed process are removed by the next run into DIR.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace strata {
+
+// Throws InputError (naming `option`, e.g. "-o") when `dir` cannot be a result directory: it
+// exists and is not a directory, or it cannot be created or written by this process. Creates
+// nothing.
+void check_result_dir(const std::string& dir, const std::string& option);
+
+class ResultDir {
+ public:
+  // Creates and locks `dir` (InputError when another process holds it) and makes a fresh
+  // staging directory in it.
+  ResultDir(std::string dir, std::string option);
+  ~ResultDir();
+  ResultDir(const ResultDir&) = delete;
+  ResultDir& operator=(const ResultDir&) = delete;
+
+  const std::string& path() const { return dir_; }
+  // Where a file of the new result is written until commit().
+  std::string staged(const std::string& name) const;
+
+  // Moves every staged file into the directory; result files of an older run that this one did
+  // not write (a timeline, SCALE-Sim reports, an interrupted.json) are removed first, and
+  // summary.json is moved last.
+  void commit();
+  // For an interrupted run: drops the staged files, removes the older result's files and leaves
+  // `marker` as interrupted.json.
+  void commit_interrupted(const std::string& marker);
+
+  // The names a result directory may hold that belong to one run (others, such as a sweep
+  // point's point.yaml or stderr.log, are never touched).
+  static const std::vector<std::string>& result_files();
+
+ private:
+  void remove_result_files(const std::vector<std::string>& keep);
+  std::string dir_, option_, staging_;
+  int lock_fd_ = -1;
+  bool created_ = false, committed_ = false;
+};
+
+}  // namespace strata

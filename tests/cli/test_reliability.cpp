@@ -1,0 +1,248 @@
+// Reliability end to end (issue 18, docs/reliability.md): hostile inputs end with one line and
+// exit 2, runs never hang on idle gaps, a failing write never destroys or mixes a result, two
+// runs into one directory do not mix, and SIGINT/SIGTERM leave what the docs say at every
+// phase. Hostile inputs are small and made here.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+namespace strata {
+namespace {
+
+using testing::CommandResult;
+using testing::read_file;
+using testing::run_strata;
+using testing::TempDir;
+namespace fs = std::filesystem;
+
+// A memory experiment over `trace` (canonical format, cycles of a 2 GHz clock).
+std::string trace_experiment(const std::string& name, const std::string& trace, const std::string& sim = "") {
+  return fmt::format(
+      "name: {}\n{}hardware:\n  kind: simple_memory\n  latency: 50 ns\n  bandwidth: 25.6 GB/s\n"
+      "workload:\n  kind: memory_trace\n  path: {}\n  clock: 2 GHz\n",
+      name, sim.empty() ? "" : "sim:\n" + sim, trace);
+}
+
+void expect_one_line_error(const CommandResult& r, const std::string& needle) {
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_CONTAINS(r.err, needle);
+}
+
+// Every file in `dir` with its bytes.
+std::map<std::string, std::string> snapshot(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = read_file(e.path().string());
+  return files;
+}
+
+TEST(Reliability, SelfReferentialAliasExitsTwoInEveryCommand) {
+  TempDir dir;
+  const std::string bad = dir.write("loop.yaml", "a: &x [*x]\n");
+  for (const std::string cmd : {"run", "config", "sweep", "rtl-check"}) {
+    const CommandResult r = run_strata(cmd + " '" + bad + "'");
+    expect_one_line_error(r, "a YAML alias refers to a node that contains it");
+  }
+  expect_one_line_error(run_strata("config " + testing::kQuickstart + " --set 'hardware.latency=&l [*l]'"),
+                        "a YAML alias refers to a node that contains it");
+}
+
+TEST(Reliability, AnIdleGapLongerThanAChunkIsCrossed) {
+  TempDir dir;
+  // Two requests 2.2 s apart (4.4e9 cycles of 2 GHz): the runner's chunk tops out at 1 s.
+  dir.write("gap.trace", "0 R 0x0\n4400000000 R 0x40\n");
+  const std::string exp = dir.write("gap.yaml", trace_experiment("gap", "gap.trace"));
+  const CommandResult r = run_strata("run '" + exp + "' -o '" + dir.file("out") + "' --no-progress");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = testing::json_file(dir.file("out/summary.json"));
+  EXPECT_EQ(s["status"], "complete");
+  EXPECT_NEAR(s["simulated_time_s"].get<double>(), 2.2, 1e-6);
+  EXPECT_EQ(s["requests"], 2);
+
+  // sim.max_time stops a run inside such a gap.
+  const std::string limited = dir.write("limited.yaml", trace_experiment("limited", "gap.trace", "  max_time: 1 s\n"));
+  const CommandResult l = run_strata("run '" + limited + "' -o '" + dir.file("limited") + "' --no-progress");
+  ASSERT_EQ(l.code, 0) << l.err;
+  const auto ls = testing::json_file(dir.file("limited/summary.json"));
+  EXPECT_EQ(ls["status"], "time_limit");
+  EXPECT_NEAR(ls["simulated_time_s"].get<double>(), 1.0, 1e-9);
+}
+
+TEST(Reliability, CrOnlyLineEndingsAreLines) {
+  TempDir dir;
+  dir.write("cr.trace", "0 R 0x0\r10 R 0x40\r20 W 0x80\r");
+  const std::string exp = dir.write("cr.yaml", trace_experiment("cr", "cr.trace"));
+  const CommandResult r = run_strata("run '" + exp + "' -o '" + dir.file("out") + "' --no-progress");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(testing::json_file(dir.file("out/summary.json"))["requests"], 3);
+}
+
+TEST(Reliability, BadOutputPlacesExitTwoBeforeAnyWork) {
+  TempDir dir;
+  const std::string file = dir.write("a-file", "x");
+  expect_one_line_error(run_strata("run " + testing::kQuickstart + " -o '" + file + "'"), "-o: names a file");
+  expect_one_line_error(run_strata("run " + testing::kQuickstart + " -o /dev/null"), "-o: names a special file");
+  expect_one_line_error(run_strata("run " + testing::kQuickstart + " -o '" + file + "/sub'"), "Not a directory");
+  expect_one_line_error(run_strata("run " + testing::kQuickstart + " -o '" + dir.file(std::string(300, 'd')) + "'"),
+                        "File name too long");
+  EXPECT_EQ(read_file(file), "x");
+}
+
+// A failure while writing (here the file-size limit, as a full disk would) leaves the older
+// result byte for byte and no staging directory.
+TEST(Reliability, AFailedWriteLeavesTheOlderResultAsItWas) {
+  TempDir dir;
+  const std::string out = dir.file("out");
+  ASSERT_EQ(run_strata("run " + testing::kQuickstart + " -o '" + out + "' -q").code, 0);
+  const auto before = snapshot(out);
+  ASSERT_TRUE(before.count("summary.json"));
+  // SIGXFSZ ignored, so a write past `ulimit -f` fails with EFBIG instead of killing.
+  const std::string cmd = fmt::format(
+      "cd '{}' && (trap '' XFSZ; ulimit -f 8; exec '{}' run {} --set hardware.latency='60 ns' -o '{}' -q) >'{}' 2>'{}'",
+      STRATA_SOURCE_DIR, STRATA_BINARY, testing::kQuickstart, out, dir.file("o"), dir.file("e"));
+  const int status = std::system(cmd.c_str());
+  const std::string err = testing::without_asan_notice(read_file(dir.file("e")));
+  EXPECT_EQ(WEXITSTATUS(status), 1) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_CONTAINS(err, "File too large");
+  EXPECT_EQ(snapshot(out), before);
+}
+
+TEST(Reliability, TwoRunsIntoOneDirectoryDoNotMix) {
+  TempDir dir;
+  const std::string out = dir.file("out");
+  const std::string slow = "configs/experiments/dram-ddr4-stream.yaml --set workload.requests=400000";
+  // The first run holds the directory while it simulates; the second is refused at once.
+  const std::string cmd = fmt::format(
+      "cd '{}' && ('{}' run {} -o '{}' -q --no-progress >/dev/null 2>'{}' & a=$!; "
+      "for i in $(seq 200); do ls -a '{}' 2>/dev/null | grep -q staging && break; sleep 0.02; done; "
+      "'{}' run {} --set workload.requests=1000 -o '{}' -q >/dev/null 2>'{}'; echo $? >'{}'; wait $a; echo $? >'{}')",
+      STRATA_SOURCE_DIR, STRATA_BINARY, slow, out, dir.file("err_a"), out, STRATA_BINARY,
+      "configs/experiments/dram-ddr4-stream.yaml", out, dir.file("err_b"), dir.file("code_b"), dir.file("code_a"));
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(std::stoi(read_file(dir.file("code_a"))), 0) << read_file(dir.file("err_a"));
+  EXPECT_EQ(std::stoi(read_file(dir.file("code_b"))), 2);
+  EXPECT_CONTAINS(read_file(dir.file("err_b")), "another strata process is writing a result into this directory");
+  // What is there is the first run's, whole.
+  const auto summary = testing::json_file(out + "/summary.json");
+  EXPECT_CONTAINS(read_file(out + "/config.yaml"), summary["config_hash"].get<std::string>());
+  EXPECT_CONTAINS(read_file(out + "/config.yaml"), "requests: 400000");
+}
+
+// Runs `strata run ARGS` in the background, sends `sig` after `delay_s`, and returns the exit code.
+int interrupted_run(const TempDir& dir, const std::string& args, const char* sig, double delay_s) {
+  const std::string cmd = fmt::format(
+      "cd '{}' && ('{}' run {} >/dev/null 2>'{}' & pid=$!; sleep {}; kill -{} $pid; wait $pid; echo $? >'{}')",
+      STRATA_SOURCE_DIR, STRATA_BINARY, args, dir.file("err"), delay_s, sig, dir.file("code"));
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  return std::stoi(read_file(dir.file("code")));
+}
+
+TEST(Reliability, SigtermLeavesTheMarkerAndExits143) {
+  TempDir dir;
+  const std::string out = dir.file("out");
+  const int code = interrupted_run(
+      dir, "configs/experiments/dram-ddr4-stream.yaml --set workload.requests=20000000 --no-progress -o '" + out + "'",
+      "TERM", 1);
+  EXPECT_EQ(code, 143) << read_file(dir.file("err"));
+  EXPECT_EQ(testing::json_file(out + "/interrupted.json")["status"], "interrupted");
+}
+
+TEST(Reliability, SigintWithATimelineLeavesOnlyTheMarker) {
+  TempDir dir;
+  const std::string out = dir.file("out");
+  // An older complete result there: none of its files may stay beside the marker.
+  ASSERT_EQ(run_strata("run " + testing::kQuickstart + " --timeline -o '" + out + "' -q").code, 0);
+  const int code = interrupted_run(
+      dir,
+      "configs/experiments/dram-ddr4-stream.yaml --set workload.requests=20000000 --timeline --no-progress -o '" + out + "'",
+      "INT", 1);
+  EXPECT_EQ(code, 130) << read_file(dir.file("err"));
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(out)) left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"interrupted.json"});
+}
+
+// During setup nothing is written yet: the process ends at once, and an older result is kept.
+TEST(Reliability, SigintDuringSetupEndsAtOnceAndKeepsTheOlderResult) {
+  TempDir dir;
+  // A topology large enough that reading and mapping it takes seconds.
+  std::string topo = "Layer, M, N, K,\n";
+  for (int i = 0; i < 60000; ++i) topo += fmt::format("l{}, 64, 64, 64,\n", i);
+  const std::string csv = dir.write("big.csv", topo);
+  const std::string cfg = testing::source_path("configs/scalesim/scalesim_32x32_os.cfg");
+  const std::string out = dir.file("out");
+  fs::create_directories(out);
+  std::ofstream(out + "/summary.json") << "{\"status\": \"complete\"}\n";
+  const auto t0 = std::chrono::steady_clock::now();
+  const int code = interrupted_run(dir, "--scalesim-config '" + cfg + "' --scalesim-topology '" + csv + "' -o '" + out + "'", "INT", 0.5);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(code, 130) << read_file(dir.file("err"));
+  EXPECT_LT(s, 5.0);
+  EXPECT_EQ(read_file(out + "/summary.json"), "{\"status\": \"complete\"}\n");
+  EXPECT_FALSE(fs::exists(out + "/interrupted.json"));
+}
+
+TEST(Reliability, ScaleSimRunLeavesNoTemporaryFileAndErrorsNameTheUsersFiles) {
+  TempDir dir;
+  const std::string cfg = testing::source_path("configs/scalesim/scalesim_32x32_os.cfg");
+  const std::string topo = testing::source_path("configs/scalesim/gemm_topology.csv");
+  const CommandResult r =
+      run_strata("run --scalesim-config " + cfg + " --scalesim-topology " + topo + " --set hardware.clock=fast -o '" + dir.file("o") + "'");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_CONTAINS(r.err, "--set hardware.clock=fast");
+  EXPECT_EQ(r.err.find("/tmp/strata-scalesim"), std::string::npos) << r.err;
+  for (const auto& e : fs::directory_iterator(fs::temp_directory_path()))
+    EXPECT_EQ(e.path().filename().string().rfind("strata-scalesim-", 0), std::string::npos) << e.path();
+}
+
+// Hostile files that once ended in "internal error", a crash or minutes of work: each is now
+// one line naming the file (and line) and exit 2, in well under a second.
+TEST(Reliability, HostileFilesExitTwoWithOneLine) {
+  TempDir dir;
+  const std::string cfg = testing::source_path("configs/scalesim/scalesim_32x32_os.cfg");
+  auto scalesim = [&](const std::string& name, const std::string& rows) {
+    const std::string csv = dir.write(name, "Layer, M, N, K,\n" + rows);
+    return run_strata("run --scalesim-config " + cfg + " --scalesim-topology '" + csv + "' -o '" + dir.file("o-" + name) + "'");
+  };
+  expect_one_line_error(scalesim("dup.csv", "l0, 64, 64, 64,\nl0, 32, 32, 32,\n"),
+                        "dup.csv:3:1: error: Layer: layer name 'l0' is used twice (first on line 2)");
+  expect_one_line_error(scalesim("big.csv", "l0, 9223372036854775000, 64, 64,\n"), "is above the largest dimension");
+  expect_one_line_error(scalesim("wide.csv", "l0, 4294967296, 64, 64,\n"), "is above the largest dimension");
+  // Each dimension fits, but the work does not: refused by the GEMM's size, then by the tiles
+  // the mapper would make (about 10^20 and 10^11), before either is built.
+  expect_one_line_error(scalesim("cube.csv", "l0, 1000000000, 1000000000, 1000000000,\n"), "multiply to more than 2^62");
+  expect_one_line_error(scalesim("tiles.csv", "l0, 2000000000, 2000000, 64,\n"), "tiles, reached at operator 'l0'");
+  expect_one_line_error(scalesim("latin1.csv", "caf\xe9, 64, 64, 64,\n"), "latin1.csv:2:4: error: not UTF-8 text (byte 0xE9");
+
+  const std::string header = "{\"format\":\"strata-opgraph\",\"version\":1}\n";
+  auto op_trace = [&](const std::string& name, const std::string& lines) {
+    dir.write(name + ".jsonl", header + lines);
+    return run_strata("workload info '" + dir.write(name + ".yaml", "workload: {kind: op_trace, path: " + name + ".jsonl}\n") + "'");
+  };
+  expect_one_line_error(op_trace("dims", "{\"tensor\":\"a\",\"class\":\"activations\",\"shape\":[1],\"format\":\"int8\"}\n"
+                                         "{\"tensor\":\"c\",\"class\":\"activations\",\"shape\":[1],\"format\":\"int8\"}\n"
+                                         "{\"op\":0,\"kind\":\"gemm\",\"dims\":{\"m\":2147483648,\"n\":2147483648,\"k\":"
+                                         "2147483648},\"inputs\":[\"a\",\"a\"],\"outputs\":[\"c\"]}\n"),
+                        "dims.jsonl:4: error: operator 'gemm0' (gemm): the dimensions multiply to more than 2^62");
+  expect_one_line_error(
+      op_trace("shape", "{\"tensor\":\"a\",\"class\":\"activations\",\"shape\":[4294967296,4294967296],\"format\":\"int8\"}\n"),
+      "shape.jsonl:2: error: tensor 'a': shape [4294967296, 4294967296] holds more than 2^62 elements");
+
+  dir.write("empty.edges", "# no edges\n");
+  expect_one_line_error(
+      run_strata("workload info '" +
+                 dir.write("e.yaml", "workload: {kind: gnn, model: gcn, layer_dims: [4, 2], graph: {source: edge_list, path: empty.edges}}\n") +
+                 "'"),
+      "empty.edges: error: the edge list holds no edges");
+}
+
+}  // namespace
+}  // namespace strata
