@@ -56,7 +56,10 @@ void advance(const sc_core::sc_time& until, const sc_core::sc_time& limit, Power
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     if (now >= until) return;
     const sc_core::sc_time next_event = now + sc_core::sc_time_to_pending_activity();
-    power.sample_idle_through(next_event < until ? next_event : until);
+    // Every window up to the next event (or the time limit) is idle: they close in one call,
+    // whatever `until` is, so the windows, and stats.json, do not depend on how the run was
+    // cut into chunks (the chunk follows wall time).
+    power.sample_idle_through(next_event < limit ? next_event : limit);
     if (next_event > until) {
       // Nothing happens before `until`: the time limit is reached idle; otherwise the caller
       // comes back with a chunk that reaches the next event.
