@@ -50,8 +50,8 @@ void AtomicFile::write(const void* data, std::size_t bytes) {
   }
 }
 
-void AtomicFile::commit() {
-  if (::fsync(fd_) != 0) fail("fsync", errno);
+void AtomicFile::commit(bool sync) {
+  if (sync && ::fsync(fd_) != 0) fail("fsync", errno);
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) {
@@ -66,10 +66,10 @@ void AtomicFile::commit() {
   }
 }
 
-void write_file_atomic(const std::string& path, const std::string& content) {
+void write_file_atomic(const std::string& path, const std::string& content, bool sync) {
   AtomicFile file(path);
   file.write(content);
-  file.commit();
+  file.commit(sync);
 }
 
 }  // namespace strata

@@ -27,8 +27,9 @@ class AtomicFile {
 
   void write(const void* data, std::size_t bytes);
   void write(const std::string& text) { write(text.data(), text.size()); }
-  // fsync, close and rename onto the final path.
-  void commit();
+  // fsync (unless `sync` is false: a file that can be made again), close and rename onto the
+  // final path.
+  void commit(bool sync = true);
 
  private:
   [[noreturn]] void fail(const std::string& what, int err);
@@ -36,8 +37,8 @@ class AtomicFile {
   int fd_ = -1;
 };
 
-// Writes `content` to `path` atomically (temporary file, fsync, rename).
-void write_file_atomic(const std::string& path, const std::string& content);
+// Writes `content` to `path` atomically (temporary file, fsync unless `sync` is false, rename).
+void write_file_atomic(const std::string& path, const std::string& content, bool sync = true);
 
 // Name of the temporary file used for `path` by this process.
 std::string temporary_path(const std::string& path);

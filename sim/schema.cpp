@@ -4,9 +4,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <tuple>
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <xxhash.h>
 
 #include "sim/registry.h"
@@ -485,18 +490,35 @@ std::string config_hash(const ValidatedNode& root) { return text_hash(root.canon
 std::string text_hash(std::string_view text) { return hex128(XXH3_128bits(text.data(), text.size())); }
 
 std::string file_hash(const std::string& path) {
+  // A sweep hashes the same files for each of its points: the hash is kept per file identity
+  // (device, inode, size, modification time), so a file that changes is hashed again.
+  struct stat st {};
+  const bool known = ::stat(path.c_str(), &st) == 0;
+  using Key = std::tuple<dev_t, ino_t, off_t, std::int64_t, std::int64_t>;
+  static std::mutex mutex;
+  static std::map<Key, std::string> hashes;
+  const Key key{st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec};
+  if (known) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = hashes.find(key); it != hashes.end()) return it->second;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(SourceLoc{path}, "", "cannot open file");
   XXH3_state_t* state = XXH3_createState();
   XXH3_128bits_reset(state);
-  std::vector<char> buf(1 << 20);
+  const std::unique_ptr<char[]> buf(new char[1 << 16]);
   while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    XXH3_128bits_update(state, buf.data(), static_cast<size_t>(in.gcount()));
+    in.read(buf.get(), 1 << 16);
+    XXH3_128bits_update(state, buf.get(), static_cast<size_t>(in.gcount()));
   }
   const XXH128_hash_t h = XXH3_128bits_digest(state);
   XXH3_freeState(state);
-  return hex128(h);
+  std::string hex = hex128(h);
+  if (known) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    hashes.emplace(key, hex);
+  }
+  return hex;
 }
 
 }  // namespace strata

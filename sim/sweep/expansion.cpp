@@ -174,14 +174,18 @@ bool allowed(const SweepSpec& s, const std::vector<AxisValue>& combo, const Conf
   return true;
 }
 
-SweepPoint resolve_point(const SweepSpec& s, ConfigNode config, std::vector<std::string> labels, const Registry& registry) {
-  ConfigNode file_form = config;
+// `with_yaml`: also the point's file text (the YAML emitter is about half of a point's cost, and
+// a dry run does not need it).
+SweepPoint resolve_point(const SweepSpec& s, ConfigNode config, std::vector<std::string> labels, const Registry& registry,
+                         bool with_yaml = true) {
+  ConfigNode file_form = with_yaml ? config : ConfigNode();
   const ResolvedExperiment r = resolve_experiment_config(std::move(config), s.file, registry);
-  absolutize_files(file_form, r.root);
   SweepPoint p;
   p.labels = std::move(labels);
   p.hash = r.hash;
   p.fidelity = r.root.child("sim").params.has("fidelity") ? r.root.child("sim").params.string("fidelity") : "cycle";
+  if (!with_yaml) return p;
+  absolutize_files(file_form, r.root);
   std::string header = fmt::format("# A point of the sweep {} ({})\n", s.name, s.file);
   for (size_t a = 0; a < s.axes.size(); ++a) header += fmt::format("#   {} = {}\n", s.axes[a].column, p.labels[a]);
   p.yaml = header + fmt::format("# config hash {}\n", p.hash) + file_form.to_yaml();
@@ -214,17 +218,15 @@ Expansion expand_sweep(const SweepSpec& spec, const Registry& registry, const st
     }
     std::vector<std::string> labels;
     for (const AxisValue& v : combo) labels.push_back(v.label);
-    SweepPoint p = resolve_point(spec, std::move(config), std::move(labels), registry);
+    SweepPoint p = resolve_point(spec, std::move(config), std::move(labels), registry, bool(options.sink));
     if (!seen.insert(p.hash).second) {
       ++e.duplicates;
       return;
     }
     p.index = static_cast<int>(e.points.size());
-    if (options.sink) {
-      // Written out now; only the compact entry stays in memory.
-      options.sink(p);
-      std::string().swap(p.yaml);
-    }
+    // Written out now (or not at all, for a dry run); only the compact entry stays in memory.
+    if (options.sink) options.sink(p);
+    std::string().swap(p.yaml);
     e.points.push_back(std::move(p));
   });
   progress.finish();

@@ -21,7 +21,8 @@ struct SweepPoint {
   std::vector<std::string> labels;  // one per axis, as results show them
   std::string fidelity = "cycle";   // cycle, or analytic for a two-stage screen
   std::string hash;                 // config hash (32 hex digits)
-  std::string yaml;                 // the point as an experiment file (files named absolutely)
+  std::string yaml;                 // the point as an experiment file (files named absolutely); given
+                                    // to ExpandOptions::sink, then dropped
   std::string dir() const { return hash.substr(0, 16); }  // relative to the sweep directory
 };
 
@@ -37,8 +38,8 @@ inline constexpr double kMaxSweepPoints = 1e7;
 struct Interrupted {};
 
 struct ExpandOptions {
-  // Given each new point, with its yaml, as it is expanded (to write it out); the point is then
-  // kept without its yaml, so a sweep of millions of points holds only labels and hashes.
+  // Given each new point, with its yaml, as it is expanded (to write it out); the points are
+  // kept without their yaml, so a sweep of millions of points holds only labels and hashes.
   std::function<void(const SweepPoint&)> sink;
   ProgressMode progress = ProgressMode::Off;  // "expanding NAME [####....] n/N" on stderr
   const std::atomic<bool>* interrupt = nullptr;

@@ -92,6 +92,8 @@ TEST(Reliability, BadOutputPlacesExitTwoBeforeAnyWork) {
   expect_one_line_error(run_strata("run " + testing::kQuickstart + " -o '" + file + "/sub'"), "Not a directory");
   expect_one_line_error(run_strata("run " + testing::kQuickstart + " -o '" + dir.file(std::string(300, 'd')) + "'"),
                         "File name too long");
+  // A place nobody may create a directory in (as root too).
+  expect_one_line_error(run_strata("run " + testing::kQuickstart + " -o /proc/strata-result"), "-o: cannot create the directory");
   EXPECT_EQ(read_file(file), "x");
 }
 

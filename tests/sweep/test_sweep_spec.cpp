@@ -26,7 +26,14 @@ class SweepSpecTest : public ::testing::Test {
     return dir.write("s.yaml", "extends: " + testing::source_path("configs/experiments/quickstart.yaml") +
                                    "\nname: s\nsweep:\n" + sweep_section);
   }
-  Expansion expand(const std::string& sweep_section) { return expand_sweep(load_sweep(sweep_file(sweep_section)), registry); }
+  // Expands, keeping each point's file text (as the driver writes it) in `yamls`.
+  Expansion expand(const std::string& sweep_section) {
+    yamls.clear();
+    ExpandOptions options;
+    options.sink = [&](const SweepPoint& p) { yamls.push_back(p.yaml); };
+    return expand_sweep(load_sweep(sweep_file(sweep_section)), registry, "", options);
+  }
+  std::vector<std::string> yamls;
   std::string error_of(const std::string& sweep_section) {
     try {
       expand(sweep_section);
@@ -60,13 +67,14 @@ TEST_F(SweepSpecTest, GridIsTheProductInAxisOrderWithDistinctHashes) {
   for (const auto& p : e.points) hashes.insert(p.hash);
   EXPECT_EQ(hashes.size(), 6u);
   // The point file names the trace absolutely, so it runs from the sweep directory.
-  EXPECT_CONTAINS(e.points[0].yaml, testing::source_path("configs/traces/quickstart.trace"));
-  EXPECT_CONTAINS(e.points[0].yaml, "queue_depth: 8");
+  EXPECT_CONTAINS(yamls.at(0), testing::source_path("configs/traces/quickstart.trace"));
+  EXPECT_CONTAINS(yamls.at(0), "queue_depth: 8");
+  EXPECT_TRUE(e.points[0].yaml.empty());  // kept only until written
 }
 
 TEST_F(SweepSpecTest, PointHashIsTheHashStrataRunComputes) {
   const Expansion e = expand("  axes:\n    hardware.queue_depth: [8]\n");
-  const std::string point = dir.write("p/point.yaml", e.points[0].yaml);
+  const std::string point = dir.write("p/point.yaml", yamls.at(0));
   EXPECT_EQ(resolve_experiment(point, {}, registry).hash, e.points[0].hash);
 }
 
