@@ -1,8 +1,12 @@
 // The `strata` executable: the CLI (sim/cli.h) over every built-in kind.
+#include <cstdio>
+#include <new>
+
 #include "accelerators/builtin_kinds.h"
 #include "accelerators/npu/scalesim_run.h"
 #include "rtl/rtl_check.h"
 #include "sim/cli.h"
+#include "sim/input_error.h"
 #include "sim/registry.h"
 
 // libsystemc.so defines main() and references sc_main; Strata owns main() (so it can set up
@@ -10,13 +14,20 @@
 extern "C" int sc_main(int, char*[]) { return 0; }
 
 int main(int argc, char** argv) {
-  strata::Registry registry;
-  strata::register_builtin_kinds(registry);
-  strata::CliHooks hooks;
-  hooks.scalesim_experiment = strata::scalesim_experiment_yaml;
-  hooks.scalesim_reports = strata::write_scalesim_reports;
-  hooks.rtl_check = [&registry](const std::string& spec, const std::string& out, const std::string& backend) {
-    return strata::rtl_check(spec, out, backend, registry);
-  };
-  return strata::run_cli(argc, argv, registry, hooks);
+  // Memory can run out before the CLI's own handlers are in place (registering the kinds):
+  // still one line and exit 2, never an abort (issue 18).
+  try {
+    strata::Registry registry;
+    strata::register_builtin_kinds(registry);
+    strata::CliHooks hooks;
+    hooks.scalesim_experiment = strata::scalesim_experiment_yaml;
+    hooks.scalesim_reports = strata::write_scalesim_reports;
+    hooks.rtl_check = [&registry](const std::string& spec, const std::string& out, const std::string& backend) {
+      return strata::rtl_check(spec, out, backend, registry);
+    };
+    return strata::run_cli(argc, argv, registry, hooks);
+  } catch (const std::bad_alloc&) {
+    std::fputs(strata::kOutOfMemoryLine, stderr);
+    return strata::kExitBadInput;
+  }
 }

@@ -14,8 +14,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "sim/experiment.h"
 #include "sim/config_loader.h"
+#include "sim/experiment.h"
 #include "sim/input_error.h"
 #include "sim/interrupt.h"
 #include "sim/kernel.h"
@@ -385,9 +385,15 @@ int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hoo
     // The up-front checks (sim/memory_budget.h) catch the inputs known to be large; this is the
     // backstop for the rest, still one line and no abort trace.
     // No allocation here: formatting could throw bad_alloc again, out of main, and abort.
-    std::fputs("strata: error: out of memory: the input needs more memory than this process may use\n", stderr);
+    std::fputs(kOutOfMemoryLine, stderr);
     return kExitBadInput;
   } catch (const std::exception& e) {
+    // SystemC reports a coroutine stack it could not allocate (E518) as a report, not as
+    // bad_alloc: the same shortage of memory, told the same way.
+    if (std::strstr(e.what(), "failed to allocate stack memory")) {
+      std::fputs(kOutOfMemoryLine, stderr);
+      return kExitBadInput;
+    }
     fmt::print(stderr, "strata: internal error: {}\n", e.what());
     return kExitInternalError;
   }

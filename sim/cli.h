@@ -9,7 +9,8 @@
 //   strata list [KIND]
 //   strata --version
 // Exit codes: 0 success, 1 internal error, 2 bad input (one line naming file, line and key),
-// 3 a sweep finished with failed points, 130 interrupted (SIGINT).
+// 3 a sweep finished with failed points, 130 / 143 interrupted by SIGINT / SIGTERM (sim/interrupt.h).
+// A failed write (a full disk) is 1 too, on one line.
 #pragma once
 
 #include <functional>

@@ -34,6 +34,9 @@ class InputError : public std::runtime_error {
 
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitInternalError = 1;
-inline constexpr int kExitInterrupted = 130;
+// What the CLI prints (exit kExitBadInput) when memory runs out; a constant, so that printing it
+// allocates nothing.
+inline constexpr const char* kOutOfMemoryLine =
+    "strata: error: out of memory: the input needs more memory than this process may use\n";
 
 }  // namespace strata

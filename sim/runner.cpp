@@ -9,9 +9,9 @@
 
 #include "sim/analytic.h"
 #include "sim/component.h"
+#include "sim/interrupt.h"
 #include "sim/ports.h"
 #include "sim/power_monitor.h"
-#include "sim/interrupt.h"
 #include "sim/registry.h"
 #include "sim/result_dir.h"
 #include "sim/results_writer.h"

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/results_writer.h"
+
 namespace strata {
 namespace {
 // Trace timestamps are in microseconds; SystemC time is in femtoseconds.
@@ -17,7 +19,7 @@ Timeline::~Timeline() { close(); }
 void Timeline::open(const std::string& path, std::uint64_t max_events) {
   close();
   file_ = std::fopen(path.c_str(), "wb");
-  if (!file_) throw std::runtime_error("cannot write timeline " + path);
+  if (!file_) throw OutputError("cannot write timeline " + path);
   max_events_ = max_events;
   events_ = dropped_ = 0;
   std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", file_);

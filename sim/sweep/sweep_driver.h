@@ -2,7 +2,8 @@
 // no result with an executor (two stages for two_stage sweeps), and rebuild the results store.
 //
 // Exit codes: 0 every point ok; 3 the sweep finished but some points failed (see results.csv
-// and each point's failed.json); 2 bad input (before any point runs); 130 interrupted.
+// and each point's failed.json); 2 bad input (before any point runs); 130 / 143 interrupted (SIGINT /
+// SIGTERM).
 #pragma once
 
 #include <atomic>

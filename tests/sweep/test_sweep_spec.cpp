@@ -195,3 +195,18 @@ TEST(SweepPareto, NonDominatedPointsWithTiesAndMaximisation) {
 
 }  // namespace
 }  // namespace strata
+
+namespace strata {
+namespace {
+
+// The expansion's bookkeeping is checked against the memory budget before the first point.
+TEST_F(SweepSpecTest, ASweepLargerThanTheMemoryBudgetIsRefusedBeforeExpanding) {
+  const testing::ScopedEnv limit("STRATA_MEMORY_LIMIT", "1 MiB");
+  EXPECT_CONTAINS(error_of("  axes:\n    hardware.queue_depth: {range: [1, 100], step: 1}\n"
+                           "    hardware.latency: {range: [\"10 ns\", \"109 ns\"], step: \"1 ns\"}\n"),
+                  "s.yaml: error: sweep: a sweep of 10000 points needs");
+  EXPECT_TRUE(yamls.empty());
+}
+
+}  // namespace
+}  // namespace strata
