@@ -109,11 +109,7 @@ ConfigNode ConfigNode::from_yaml(const YAML::Node& n, Expansion& x) {
 ConfigNode ConfigNode::parse(const std::string& text, const std::string& origin) {
   // yaml-cpp passes any bytes through, and a name that is not UTF-8 would only fail when the
   // results are written as JSON.
-  if (const auto bad = first_invalid_utf8(text)) {
-    const auto [line, column] = line_and_column(text, *bad);
-    throw InputError(SourceLoc{origin, line, column}, "",
-                     fmt::format("not UTF-8 text (byte 0x{:02X}; save the file as UTF-8)", static_cast<unsigned char>(text[*bad])));
-  }
+  require_utf8(text, origin);
   try {
     Expansion x;
     x.origin = origin;

@@ -1,6 +1,5 @@
 #include "sim/experiment.h"
 
-#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -74,11 +73,11 @@ const KindSpec& experiment_spec() {
 }
 
 void check_result_name(const std::string& name, const SourceLoc& where, const std::string& key) {
-  const auto control = std::find_if(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; });
+  const auto control = first_control_char(name);
   std::string why;
   if (name.empty() || name == "." || name == "..") why = "must be a non-empty name other than '.' and '..'";
   else if (name.find('/') != std::string::npos) why = "must be a name without '/'";
-  else if (control != name.end()) why = fmt::format("holds a control character (byte 0x{:02X})", static_cast<unsigned char>(*control));
+  else if (control) why = fmt::format("holds a control character (byte 0x{:02X})", static_cast<unsigned char>(name[*control]));
   else if (first_invalid_utf8(name)) why = "is not UTF-8 text";
   else if (name.size() > kMaxNameBytes) why = fmt::format("is {} bytes long; at most {} (it names a directory)", name.size(), kMaxNameBytes);
   if (!why.empty()) throw InputError(where, key, why);

@@ -29,6 +29,14 @@ std::string compose(const SourceLoc& loc, const std::string& key, const std::str
 }
 }  // namespace
 
+void require_utf8(std::string_view text, const std::string& file, int first_line) {
+  const auto bad = first_invalid_utf8(text);
+  if (!bad) return;
+  const auto [line, column] = line_and_column(text, *bad);
+  throw InputError(SourceLoc{file, first_line + line - 1, column}, "",
+                   fmt::format("not UTF-8 text (byte 0x{:02X}; save the file as UTF-8)", static_cast<unsigned char>(text[*bad])));
+}
+
 InputError::InputError(const SourceLoc& loc, const std::string& key, const std::string& message)
     : std::runtime_error(compose(loc, key, message)), loc_(loc), key_(key), message_(message) {}
 

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace strata {
 
@@ -31,6 +32,11 @@ class InputError : public std::runtime_error {
   std::string key_;
   std::string message_;
 };
+
+// Throws InputError at the first byte of `text` that is not UTF-8, naming `file` and the line
+// and column (`text` starts at line `first_line`). Names in any input reach JSON results, which
+// must be UTF-8.
+void require_utf8(std::string_view text, const std::string& file, int first_line = 1);
 
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitInternalError = 1;

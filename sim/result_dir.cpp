@@ -140,18 +140,8 @@ void ResultDir::commit() {
 void ResultDir::commit_interrupted(const std::string& marker) {
   std::error_code ec;
   fs::remove_all(staging_, ec);
-  fs::create_directory(staging_, ec);
   remove_result_files({});
-  const std::string tmp = staged("interrupted.json");
-  {
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-      const ssize_t n = ::write(fd, marker.data(), marker.size());
-      ::fsync(fd);
-      ::close(fd);
-      if (n == static_cast<ssize_t>(marker.size())) std::rename(tmp.c_str(), (fs::path(dir_) / "interrupted.json").c_str());
-    }
-  }
+  write_file_atomic((fs::path(dir_) / "interrupted.json").string(), marker);
   committed_ = true;
   sync_dir(dir_);
 }

@@ -112,6 +112,12 @@ std::optional<size_t> first_invalid_utf8(std::string_view s) {
   return std::nullopt;
 }
 
+std::optional<size_t> first_control_char(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i)
+    if (static_cast<unsigned char>(s[i]) < 0x20 || s[i] == 0x7F) return i;
+  return std::nullopt;
+}
+
 std::pair<int, int> line_and_column(std::string_view text, size_t offset) {
   int line = 1, column = 1;
   for (size_t i = 0; i < offset && i < text.size(); ++i) {

@@ -27,6 +27,10 @@ std::string read_text_file(const std::string& path);
 // surrogates and code points past U+10FFFF included), or nullopt when all of `s` is UTF-8.
 std::optional<size_t> first_invalid_utf8(std::string_view s);
 
+// The offset of the first control byte (below 0x20, or 0x7F: tabs and line ends included), or
+// nullopt; for names and labels that must be one line of plain text.
+std::optional<size_t> first_control_char(std::string_view s);
+
 // 1-based line and column of byte `offset` in `text`; a lone CR, CR LF and LF each end a line.
 std::pair<int, int> line_and_column(std::string_view text, size_t offset);
 

@@ -31,9 +31,7 @@ std::vector<std::string> read_lines(const std::string& path, const char* what) {
   std::vector<std::string> lines;
   for (std::string line; read_line(in, line);) {
     // Layer and run names reach the JSON results: text that is not UTF-8 is refused here.
-    if (const auto bad = first_invalid_utf8(line))
-      throw InputError(SourceLoc{path, static_cast<int>(lines.size() + 1), static_cast<int>(*bad + 1)}, "",
-                       fmt::format("not UTF-8 text (byte 0x{:02X}; save the file as UTF-8)", static_cast<unsigned char>(line[*bad])));
+    require_utf8(line, path, static_cast<int>(lines.size() + 1));
     lines.push_back(std::move(line));
   }
   return lines;

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/interrupt.h"
 #include "sim/process.h"
 #include "sim/results_writer.h"
 #include "sim/text.h"
@@ -175,9 +176,14 @@ std::optional<PointOutcome> PointProcess::poll() {
   return std::nullopt;
 }
 
-PointOutcome PointProcess::wait() {
+PointOutcome PointProcess::wait(const std::atomic<bool>* interrupt) {
+  bool forwarded = false;
   while (true) {
     if (auto o = poll()) return *o;
+    if (!forwarded && interrupt && interrupt->load()) {
+      signal(interrupt_exit_code() - 128);
+      forwarded = true;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }

@@ -10,6 +10,7 @@
 //                              killed is waited for, never started twice
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -55,7 +56,9 @@ class PointProcess {
   // Non-blocking: the outcome once the process has ended (kills it at its time limit).
   std::optional<PointOutcome> poll();
   // Blocks until it ends.
-  PointOutcome wait();
+  // Blocks until it ends; once `interrupt` is set, the signal that set it (sim/interrupt.h)
+  // is passed on to the point's process group.
+  PointOutcome wait(const std::atomic<bool>* interrupt = nullptr);
   void signal(int sig);
   pid_t pid() const { return pid_; }
   const std::string& dir() const { return dir_; }

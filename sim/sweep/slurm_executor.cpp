@@ -2,7 +2,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -194,16 +193,7 @@ int run_sweep_task(const std::string& dir, int round, int task) {
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
         continue;
       }
-      std::optional<PointOutcome> ended;
-      bool forwarded = false;
-      while (!(ended = p.poll())) {
-        if (!forwarded && interrupt_flag().load()) {
-          p.signal(interrupt_exit_code() - 128);
-          forwarded = true;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      }
-      const PointOutcome& o = *ended;
+      const PointOutcome o = p.wait(&interrupt_flag());
       if (!o.interrupted) record_outcome(pdir, point, hash, o);
       fmt::print("point {} ({}): {}\n", point, hash.substr(0, 16), o.ok ? "ok" : o.interrupted ? "interrupted" : "failed");
       break;

@@ -65,9 +65,9 @@ class DirLock {
   int fd_ = -1;
 };
 
-// The sweep directory as the expansion fills it, one point directory (point.yaml) at a time.
-// Until commit(), a failure (a bad point, an interrupt) removes what it made, so a sweep file
-// that fails to expand leaves nothing behind.
+// The sweep directory as the expansion fills it, one point directory (point.yaml) at a time
+// (the second stage's points too). Until commit(), a failure (a bad point, an interrupt)
+// removes what it made, so a sweep file that fails to expand leaves nothing behind.
 class SweepDirWriter {
  public:
   explicit SweepDirWriter(std::string dir) : dir_(std::move(dir)) {}
@@ -85,13 +85,11 @@ class SweepDirWriter {
   }
   void open() {
     if (lock_) return;
+    check_result_dir(dir_, "-o");  // not a file, writable
     std::error_code ec;
     if (!fs::exists(dir_, ec)) {
-      check_result_dir(dir_, "-o");
       fs::create_directories(dir_);
       made_dir_ = true;
-    } else if (!fs::is_directory(dir_, ec)) {
-      throw InputError(SourceLoc{dir_}, "-o", "names a file; a sweep directory is a directory");
     }
     lock_ = std::make_unique<DirLock>(dir_);
   }
@@ -252,7 +250,7 @@ int run_sweep(const std::string& file, const SweepOptions& opts, const Registry&
     for (size_t i : select_for_cycle(dir, spec, plan, e.points)) second.push_back(refidelity(spec, e.points[i], registry, "cycle"));
     fmt::print("{} screened points go on to cycle level\n", second.size());
     add_points(plan, second, 2);
-    write_point_files(dir, second);
+    for (const SweepPoint& p : second) out.point(p);
     write_plan(dir, plan);
     interrupted = run_stage(dir, second, spec, opts, spec.name + " (cycle)").exec.interrupted;
   }

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "sim/results_writer.h"
-#include "sim/text.h"
 
 namespace fs = std::filesystem;
 
@@ -31,15 +30,6 @@ SweepPlan make_plan(const SweepSpec& spec) {
 
 void add_points(SweepPlan& plan, const std::vector<SweepPoint>& points, int stage) {
   for (const SweepPoint& s : points) plan.points.push_back(PlanEntry{s.index, stage, s.fidelity, s.hash, s.labels});
-}
-
-void write_point_files(const std::string& dir, const std::vector<SweepPoint>& points) {
-  for (const SweepPoint& s : points) {
-    const fs::path d = fs::path(dir) / s.dir();
-    fs::create_directories(d);
-    const fs::path yaml = d / "point.yaml";
-    if (read_text_file(yaml.string()) != s.yaml) write_file_atomic(yaml.string(), s.yaml);
-  }
 }
 
 void write_plan(const std::string& dir, const SweepPlan& plan) {

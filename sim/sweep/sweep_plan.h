@@ -38,9 +38,9 @@ struct SweepPlan {
 SweepPlan make_plan(const SweepSpec& spec);
 void add_points(SweepPlan& plan, const std::vector<SweepPoint>& points, int stage);
 
-// Writes sweep.json and points.json atomically; and each new point's directory and point.yaml.
+// Writes sweep.json and points.json atomically (each point's directory and point.yaml are the
+// driver's, as the expansion makes them).
 void write_plan(const std::string& dir, const SweepPlan& plan);
-void write_point_files(const std::string& dir, const std::vector<SweepPoint>& points);
 // Throws InputError when DIR holds no plan (not a sweep directory).
 SweepPlan read_plan(const std::string& dir);
 

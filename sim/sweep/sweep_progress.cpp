@@ -37,10 +37,7 @@ void SweepProgress::update(int ok, int failed, int running) {
   std::string eta = "--";
   if (session > 0 && remaining > 0) eta = duration(elapsed / session * remaining);
   else if (remaining == 0) eta = "0s";
-  constexpr int kWidth = 24;
-  const int filled = total_ ? finished * kWidth / total_ : kWidth;
-  const std::string bar = std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(kWidth - filled), '.');
-  print(fmt::format("{} [{}] {}/{}  ok {}  failed {}  running {}  remaining {}  ETA {}", label_, bar, finished, total_, ok,
+  print(fmt::format("{} [{}] {}/{}  ok {}  failed {}  running {}  remaining {}  ETA {}", label_, bar(finished), finished, total_, ok,
                     failed, running, remaining, eta));
 }
 
@@ -52,11 +49,14 @@ void SweepProgress::count(int done) {
   if (printed_ ? since_last < (tty_ ? 0.2 : 10.0) && done < total_ : since_last < 1.0) return;
   last_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
+  print(fmt::format("{} [{}] {}/{}  ETA {}", label_, bar(done), done, total_,
+                    done > 0 && done < total_ ? duration(elapsed / done * (total_ - done)) : std::string("--")));
+}
+
+std::string SweepProgress::bar(int done) const {
   constexpr int kWidth = 24;
   const int filled = total_ ? static_cast<int>(static_cast<std::int64_t>(done) * kWidth / total_) : kWidth;
-  const std::string bar = std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(kWidth - filled), '.');
-  print(fmt::format("{} [{}] {}/{}  ETA {}", label_, bar, done, total_,
-                    done > 0 && done < total_ ? duration(elapsed / done * (total_ - done)) : std::string("--")));
+  return std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(kWidth - filled), '.');
 }
 
 void SweepProgress::print(const std::string& line) {

@@ -26,6 +26,7 @@ class SweepProgress {
   bool printed_ = false;
   int first_finished_ = -1;
   void print(const std::string& line);
+  std::string bar(int done) const;  // "#####..." of done/total
   Clock::time_point start_, last_;
 };
 

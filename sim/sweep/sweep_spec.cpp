@@ -162,10 +162,9 @@ const std::set<std::string>& reserved_columns() {
 
 // A value's label is a cell of results.csv and a line of the plan: one line of text.
 void check_label(const std::string& label, const SourceLoc& loc, const std::string& key) {
-  for (char c : label)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F)
-      throw InputError(loc, key, fmt::format("the label \"{}\" holds a control character (byte 0x{:02X}); labels are one line of text",
-                                             printable(label, 60), static_cast<unsigned char>(c)));
+  if (const auto c = first_control_char(label))
+    throw InputError(loc, key, fmt::format("the label \"{}\" holds a control character (byte 0x{:02X}); labels are one line of text",
+                                           printable(label, 60), static_cast<unsigned char>(label[*c])));
 }
 
 void check_column_name(const std::string& name, const SourceLoc& loc, const std::string& key) {
