@@ -26,7 +26,7 @@ void RequestPlayerWorkload::bind(Component& hardware) {
   }
   player_ = std::make_unique<TracePlayer>("workload", cfg_, ctx_, make_source(),
                                           static_cast<size_t>(cfg_.params.integer("max_outstanding")));
-  player_->initiator_socket().bind(target_->target_socket());
+  bind_at(ctx_, player_->initiator_socket(), target_->target_socket(), "workload");
 
   ctx_.report("latency_s", "workload.completion_time");
   ctx_.report("requests", "workload.latency", "count");

@@ -30,7 +30,14 @@ KindSpec SimpleMemory::spec() {
 
 SimpleMemory::SimpleMemory(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx)
     : Component(name, cfg, ctx),
-      socket_("socket"),
+      port_("socket", {[this](int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+                         return accept(port, gp, delay);
+                       },
+                       [this](tlm::tlm_generic_payload&) {
+                         service_latency_.sample((sc_core::sc_time_stamp() - inflight_.front()).to_seconds() * 1e9);
+                       },
+                       [this](tlm::tlm_generic_payload&) { complete_head(); },
+                       [this](tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) { b_transport(gp, delay); }}),
       latency_(clock().time_of(clock().cycles_in(params().quantity("latency")))),
       seconds_per_byte_(1.0 / params().quantity("bandwidth")),
       queue_depth_(static_cast<size_t>(params().integer("queue_depth"))),
@@ -45,16 +52,6 @@ SimpleMemory::SimpleMemory(sc_core::sc_module_name name, const ValidatedNode& cf
       bit_energy_(energy_event("bit", dram_row().access.energy_j, "bits read or written (technology table)")) {
   const UnitCost phy = dram_row().access;
   add_area("phy", phy.area_mm2, phy.leakage_w);
-  socket_.register_nb_transport_fw(this, &SimpleMemory::nb_transport_fw);
-  socket_.register_b_transport(this, &SimpleMemory::b_transport);
-  socket_.register_transport_dbg(this, &SimpleMemory::transport_dbg);
-  SC_HAS_PROCESS(SimpleMemory);
-  SC_METHOD(respond);
-  sensitive << respond_event_;
-  dont_initialize();
-  SC_METHOD(accept_pending);
-  sensitive << accept_event_;
-  dont_initialize();
 }
 
 TechTable::DramInterface SimpleMemory::dram_row() const {
@@ -79,76 +76,24 @@ sc_core::sc_time SimpleMemory::schedule(const sc_core::sc_time& accepted, unsign
   return clock().next_edge(done);
 }
 
-void SimpleMemory::accept(tlm::tlm_generic_payload& gp, const sc_core::sc_time& at) {
+bool SimpleMemory::accept(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+  if (inflight_.size() >= queue_depth_) return false;  // END_REQ when a slot frees
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  const sc_core::sc_time arrival = clock().next_edge(sc_core::sc_time_stamp() + delay);
   (gp.is_write() ? writes_ : reads_).add();
-  const sc_core::sc_time respond_at = schedule(at, gp.get_data_length());
-  inflight_.push_back(InFlight{&gp, at, respond_at});
-  occupancy_.set(at.to_seconds(), static_cast<double>(inflight_.size()));
-  if (inflight_.size() == 1) respond_event_.notify(respond_at - sc_core::sc_time_stamp());
-}
-
-tlm::tlm_sync_enum SimpleMemory::nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase,
-                                                 sc_core::sc_time& delay) {
-  if (phase == tlm::BEGIN_REQ) {
-    if (gp.has_mm()) gp.acquire();
-    gp.set_response_status(tlm::TLM_OK_RESPONSE);
-    const sc_core::sc_time arrival = clock().next_edge(sc_core::sc_time_stamp() + delay);
-    if (inflight_.size() < queue_depth_) {
-      accept(gp, arrival);
-      phase = tlm::END_REQ;
-      delay = arrival - sc_core::sc_time_stamp();
-      return tlm::TLM_UPDATED;
-    }
-    pending_ = &gp;  // END_REQ when a slot frees
-    return tlm::TLM_ACCEPTED;
-  }
-  if (phase == tlm::END_RESP) {
-    awaiting_end_resp_ = false;
-    complete_head();
-    return tlm::TLM_COMPLETED;
-  }
-  SC_REPORT_ERROR("strata/simple_memory", "unexpected phase on the forward path");
-  return tlm::TLM_COMPLETED;
-}
-
-void SimpleMemory::respond() {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
-  while (!awaiting_end_resp_ && !inflight_.empty()) {
-    InFlight& head = inflight_.front();
-    if (head.respond_at > now) {
-      respond_event_.notify(head.respond_at - now);
-      return;
-    }
-    service_latency_.sample((now - head.accepted).to_seconds() * 1e9);
-    tlm::tlm_phase phase = tlm::BEGIN_RESP;
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    const tlm::tlm_sync_enum status = socket_->nb_transport_bw(*head.gp, phase, delay);
-    if (status == tlm::TLM_COMPLETED || (status == tlm::TLM_UPDATED && phase == tlm::END_RESP)) {
-      complete_head();
-    } else {
-      awaiting_end_resp_ = true;
-    }
-  }
+  const sc_core::sc_time respond_at = schedule(arrival, gp.get_data_length());
+  inflight_.push_back(arrival);
+  occupancy_.set(arrival.to_seconds(), static_cast<double>(inflight_.size()));
+  port_.respond(port, gp, respond_at);
+  delay = arrival - sc_core::sc_time_stamp();
+  return true;
 }
 
 void SimpleMemory::complete_head() {
-  InFlight head = inflight_.front();
   inflight_.pop_front();
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   occupancy_.set(now.to_seconds(), static_cast<double>(inflight_.size()));
-  if (head.gp->has_mm()) head.gp->release();
-  if (pending_) accept_event_.notify(clock().next_edge(now) - now);
-  if (!inflight_.empty()) respond_event_.notify(sc_core::SC_ZERO_TIME);
-}
-
-void SimpleMemory::accept_pending() {
-  if (!pending_ || inflight_.size() >= queue_depth_) return;
-  tlm::tlm_generic_payload* gp = pending_;
-  pending_ = nullptr;
-  accept(*gp, sc_core::sc_time_stamp());
-  tlm::tlm_phase phase = tlm::END_REQ;
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  socket_->nb_transport_bw(*gp, phase, delay);
+  port_.retry(clock().next_edge(now) - now);
 }
 
 void SimpleMemory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
@@ -160,8 +105,6 @@ void SimpleMemory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& d
   delay = done - sc_core::sc_time_stamp();
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
-
-unsigned SimpleMemory::transport_dbg(tlm::tlm_generic_payload&) { return 0; }
 
 void SimpleMemory::account_analytic(const AnalyticTransfer& t) {
   // What schedule() counts per request, for all of t's requests at once.

@@ -11,10 +11,9 @@
 
 #include <deque>
 
-#include <tlm_utils/simple_target_socket.h>
-
 #include "sim/component.h"
 #include "sim/ports.h"
+#include "sim/tlm_at.h"
 
 namespace strata {
 
@@ -22,7 +21,7 @@ class SimpleMemory : public Component, public MemoryTarget {
  public:
   static KindSpec spec();
   SimpleMemory(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
-  tlm::tlm_target_socket<>& target_socket() override { return socket_; }
+  TargetSocket& target_socket() override { return port_.socket(); }
   double peak_bandwidth() const override { return 1.0 / seconds_per_byte_; }
   // Analytic fidelity: the one data channel sustains its bandwidth exactly; a request waits
   // `latency` before its data.
@@ -35,31 +34,20 @@ class SimpleMemory : public Component, public MemoryTarget {
 
  private:
   TechTable::DramInterface dram_row() const;
-  struct InFlight {
-    tlm::tlm_generic_payload* gp;
-    sc_core::sc_time accepted;
-    sc_core::sc_time respond_at;
-  };
-  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay);
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  unsigned transport_dbg(tlm::tlm_generic_payload& gp);
 
   // Reserves the data channel for a request accepted at `accepted`; returns its response edge.
   sc_core::sc_time schedule(const sc_core::sc_time& accepted, unsigned bytes);
-  void accept(tlm::tlm_generic_payload& gp, const sc_core::sc_time& at);
-  void respond();         // SC_METHOD: BEGIN_RESP for the oldest finished request
-  void accept_pending();  // SC_METHOD: END_REQ for a request that waited for a queue slot
-  void complete_head();
+  // BEGIN_REQ (or its retry): takes the request if a queue slot is free.
+  bool accept(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void complete_head();  // the oldest request's response is done
 
-  tlm_utils::simple_target_socket<SimpleMemory> socket_;
+  AtTarget port_;
   sc_core::sc_time latency_;
   double seconds_per_byte_;
   size_t queue_depth_;
   double channel_free_s_ = 0;  // when the data channel is next free (unrounded)
-  std::deque<InFlight> inflight_;
-  bool awaiting_end_resp_ = false;
-  tlm::tlm_generic_payload* pending_ = nullptr;  // a BEGIN_REQ waiting for a queue slot
-  sc_core::sc_event respond_event_, accept_event_;
+  std::deque<sc_core::sc_time> inflight_;  // acceptance times of the requests not yet answered, oldest first
 
   Counter& reads_;
   Counter& writes_;

@@ -9,7 +9,9 @@ namespace strata {
 TracePlayer::TracePlayer(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx,
                          std::unique_ptr<RequestSource> reader, size_t max_outstanding)
     : Component(name, cfg, ctx),
-      socket_("socket"),
+      port_("socket", [this](tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay) {
+        complete(static_cast<Request&>(gp), sc_core::sc_time_stamp() + delay);
+      }),
       reader_(std::move(reader)),
       max_outstanding_(max_outstanding),
       reads_(counter("reads", "requests", "read requests completed")),
@@ -23,7 +25,6 @@ TracePlayer::TracePlayer(sc_core::sc_module_name name, const ValidatedNode& cfg,
       bandwidth_series_(time_series("bandwidth_over_time", "GB/s", "completed bytes per window", 1e-9)),
       bandwidth_(scalar("bandwidth", "GB/s", "bytes completed over the time of the last response")),
       completion_time_(scalar("completion_time", "s", "time of the last response")) {
-  socket_.register_nb_transport_bw(this, &TracePlayer::nb_transport_bw);
   track_ = ctx.timeline().track(std::string(this->name()) + " requests");
   SC_HAS_PROCESS(TracePlayer);
   SC_THREAD(run);
@@ -36,7 +37,7 @@ void TracePlayer::run() {
     while (const std::optional<MemoryRequest> req = reader_->next()) {
       const sc_core::sc_time due = clock().time_of(req->cycle);
       if (due > sc_core::sc_time_stamp()) wait(due - sc_core::sc_time_stamp());
-      while (outstanding_ >= max_outstanding_ || in_request_phase_) wait(progress_event_);
+      while (outstanding_ >= max_outstanding_ || port_.request_open()) wait(port_.progress());
       // Responses arrive on the target's clock edges; issue on our own, at most one request
       // per cycle.
       sc_core::sc_time edge = clock().next_edge(sc_core::sc_time_stamp());
@@ -60,25 +61,13 @@ void TracePlayer::run() {
       ++outstanding_;
       outstanding_level_.set(r->issued.to_seconds(), static_cast<double>(outstanding_));
       context().timeline().async_begin(track_, req->write ? "write" : "read", r->id, r->issued);
-
-      in_request_phase_ = r;
-      tlm::tlm_phase phase = tlm::BEGIN_REQ;
-      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-      const tlm::tlm_sync_enum status = socket_->nb_transport_fw(*r, phase, delay);
-      if (status == tlm::TLM_UPDATED && phase == tlm::END_REQ) {
-        in_request_phase_ = nullptr;
-        if (delay > sc_core::SC_ZERO_TIME) wait(delay);
-      } else if (status == tlm::TLM_COMPLETED) {
-        in_request_phase_ = nullptr;
-        complete(*r, sc_core::sc_time_stamp() + delay);
-      }
-      // TLM_ACCEPTED: END_REQ comes on the backward path.
+      port_.begin_request(*r);
     }
   } catch (const InputError& e) {
     context().fail(e);
     return;
   }
-  while (outstanding_ > 0) wait(progress_event_);
+  while (outstanding_ > 0) wait(port_.progress());
   finished_ = true;
 }
 
@@ -98,23 +87,6 @@ void TracePlayer::complete(Request& r, const sc_core::sc_time& at) {
   outstanding_level_.set(at.to_seconds(), static_cast<double>(outstanding_));
   last_response_ = std::max(last_response_, at);
   r.release();
-  progress_event_.notify(sc_core::SC_ZERO_TIME);
-}
-
-tlm::tlm_sync_enum TracePlayer::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase,
-                                                sc_core::sc_time& delay) {
-  if (phase == tlm::END_REQ) {
-    in_request_phase_ = nullptr;
-    progress_event_.notify(delay);
-    return tlm::TLM_ACCEPTED;
-  }
-  if (phase == tlm::BEGIN_RESP) {
-    if (&gp == in_request_phase_) in_request_phase_ = nullptr;  // its BEGIN_RESP implies its END_REQ
-    complete(static_cast<Request&>(gp), sc_core::sc_time_stamp() + delay);
-    return tlm::TLM_COMPLETED;
-  }
-  SC_REPORT_ERROR("strata/trace_player", "unexpected phase on the backward path");
-  return tlm::TLM_COMPLETED;
 }
 
 void TracePlayer::account_analytic(std::uint64_t reads, std::uint64_t writes, std::uint64_t bytes, double latency_s,

@@ -7,11 +7,10 @@
 #include <memory>
 #include <vector>
 
-#include <tlm_utils/simple_initiator_socket.h>
-
 #include "memory/trace/request_source.h"
 #include "sim/component.h"
 #include "sim/payload_pool.h"
+#include "sim/tlm_at.h"
 
 namespace strata {
 
@@ -19,7 +18,7 @@ class TracePlayer : public Component, public tlm::tlm_mm_interface {
  public:
   TracePlayer(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, std::unique_ptr<RequestSource> reader,
               size_t max_outstanding);
-  tlm::tlm_initiator_socket<>& initiator_socket() { return socket_; }
+  InitiatorSocket& initiator_socket() { return port_.socket(); }
   bool finished() const { return finished_; }
   double progress() const { return reader_->progress(); }
   void finalize(const sc_core::sc_time& end) override;
@@ -41,16 +40,13 @@ class TracePlayer : public Component, public tlm::tlm_mm_interface {
   };
   void run();  // SC_THREAD
   void complete(Request& r, const sc_core::sc_time& at);
-  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay);
 
-  tlm_utils::simple_initiator_socket<TracePlayer> socket_;
+  AtInitiator port_;
   std::unique_ptr<RequestSource> reader_;
   size_t max_outstanding_;
   size_t outstanding_ = 0;
-  tlm::tlm_generic_payload* in_request_phase_ = nullptr;  // BEGIN_REQ sent, END_REQ not yet received
   bool finished_ = false;
   std::uint64_t next_id_ = 0;
-  sc_core::sc_event progress_event_;
   PayloadPool<Request> pool_{this};
   int track_ = 0;
 

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include <tlm>
+#include "sim/tlm_at.h"
 
 namespace strata {
 
@@ -35,7 +35,7 @@ struct AnalyticTransfer {
 class MemoryTarget {
  public:
   virtual ~MemoryTarget() = default;
-  virtual tlm::tlm_target_socket<>& target_socket() = 0;
+  virtual TargetSocket& target_socket() = 0;
   // Peak data bandwidth in bytes per second (mappers size tiles with it; reports compare with it).
   virtual double peak_bandwidth() const = 0;
 

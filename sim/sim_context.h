@@ -61,6 +61,10 @@ class SimContext {
   void add_component(Component* c) { components_.push_back(c); }
   const std::vector<Component*>& components() const { return components_; }
 
+  // Keeps `object` (a SystemC object the design needs, not a component: a protocol checker)
+  // alive as long as the context.
+  void keep(std::shared_ptr<void> object) { kept_.push_back(std::move(object)); }
+
   // Declares a summary.json figure.
   void report(std::string key, std::string stat, std::string field = "value", double scale = 1);
   const std::vector<SummaryField>& summary_fields() const { return summary_; }
@@ -80,6 +84,7 @@ class SimContext {
   StatsRegistry stats_;
   Timeline timeline_;
   std::vector<Component*> components_;
+  std::vector<std::shared_ptr<void>> kept_;
   std::map<std::string, std::shared_ptr<const TechTable>> tech_;
   std::vector<SummaryField> summary_;
   std::optional<InputError> failure_;

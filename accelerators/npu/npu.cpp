@@ -45,8 +45,8 @@ Npu::Npu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
   noc_ = std::make_unique<Noc>("noc", cfg.child("noc"), ctx, cores);
   memory_component_ = build_child("memory");
   memory_ = dynamic_cast<MemoryTarget*>(memory_component_.get());
-  for (auto& core : cores_) core->dma().initiator_socket().bind(noc_->target_socket());
-  noc_->initiator_socket().bind(memory_->target_socket());
+  for (auto& core : cores_) bind_at(ctx, core->dma().initiator_socket(), noc_->target_socket(), core->basename());
+  bind_at(ctx, noc_->initiator_socket(), memory_->target_socket(), noc_->basename());
   peak_bandwidth_.set(memory_->peak_bandwidth());
   op_track_ = ctx.timeline().track(std::string(this->name()) + " operators");
   ctx.report("latency_s", stat_name("latency"));

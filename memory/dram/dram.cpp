@@ -108,7 +108,12 @@ KindSpec Dram::spec() {
 
 Dram::Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx)
     : Component(name, cfg, ctx),
-      socket_("socket"),
+      port_("socket", {[this](int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+                         gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+                         const sc_core::sc_time arrival = clock().next_edge(sc_core::sc_time_stamp() + delay);
+                         return try_accept(port, gp, clock().cycle_at(arrival));
+                       },
+                       {}, {}, {}}),
       spec_(DramSpec::from_config(cfg, static_cast<double>(clock().frequency_hz()))),
       controller_config_(controller_config(cfg.child("controller"), spec_)),
       mapping_(read_mapping(cfg.child("controller"), spec_.org)),
@@ -175,15 +180,6 @@ Dram::Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& c
     options.dont_initialize();
     sc_core::sc_spawn(sc_bind(&Dram::run_channel, this, i), fmt::format("ch{}", i).c_str(), &options);
   }
-  socket_.register_nb_transport_fw(this, &Dram::nb_transport_fw);
-  socket_.register_transport_dbg(this, &Dram::transport_dbg);
-  SC_HAS_PROCESS(Dram);
-  SC_METHOD(respond);
-  sensitive << respond_event_;
-  dont_initialize();
-  SC_METHOD(accept_pending);
-  sensitive << accept_event_;
-  dont_initialize();
 
   ctx.report("row_hit_rate", stat_name("row_hit_rate"));
   ctx.report("dram_bandwidth_gbps", stat_name("bandwidth"));
@@ -194,15 +190,13 @@ Dram::Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& c
 
 Dram::~Dram() = default;
 
-std::uint64_t Dram::now_cycle() const { return clock().cycle_at(clock().next_edge(sc_core::sc_time_stamp())); }
-
 void Dram::wake(Channel& ch, std::uint64_t cycle) {
   if (cycle >= ch.wake_at) return;  // an earlier wake-up is already due
   ch.wake_at = cycle;
   ch.wake.notify(clock().time_of(cycle) - sc_core::sc_time_stamp());
 }
 
-bool Dram::try_accept(tlm::tlm_generic_payload& gp, std::uint64_t at) {
+bool Dram::try_accept(int port, tlm::tlm_generic_payload& gp, std::uint64_t at) {
   const std::uint32_t burst = spec_.org.access_bytes();
   const std::uint64_t first = gp.get_address() / burst;
   const std::uint64_t last = (gp.get_address() + std::max(1u, gp.get_data_length()) - 1) / burst;
@@ -215,7 +209,7 @@ bool Dram::try_accept(tlm::tlm_generic_payload& gp, std::uint64_t at) {
     if (parts_per_channel_[c] > capacity) {
       // Could never fit: answer with an error rather than wait forever.
       gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
-      answer(&gp, at);
+      answer(port, &gp, at);
       return true;
     }
     if (channels_[c]->ctrl->room(write) < parts_per_channel_[c]) return false;
@@ -229,7 +223,7 @@ bool Dram::try_accept(tlm::tlm_generic_payload& gp, std::uint64_t at) {
     }
     tx = free_transactions_.back();
     free_transactions_.pop_back();
-    transactions_[tx] = Transaction{&gp, static_cast<std::uint32_t>(last - first + 1), at};
+    transactions_[tx] = Transaction{&gp, static_cast<std::uint32_t>(last - first + 1), at, port};
   }
   requests_.add();
   for (std::uint64_t b = first; b <= last; ++b) {
@@ -240,53 +234,17 @@ bool Dram::try_accept(tlm::tlm_generic_payload& gp, std::uint64_t at) {
     const bool forwarded = ch.ctrl->enqueue(tx, a, write, at);
     if (!write && forwarded && --transactions_[tx].parts_left == 0) {
       free_transactions_.push_back(tx);
-      answer(&gp, at);
+      answer(port, &gp, at);
     }
     if (!forwarded) wake(ch, at);
   }
-  if (write) answer(&gp, at);  // posted
+  if (write) answer(port, &gp, at);  // posted
   return true;
 }
 
-void Dram::answer(tlm::tlm_generic_payload* gp, std::uint64_t cycle) {
+void Dram::answer(int port, tlm::tlm_generic_payload* gp, std::uint64_t cycle) {
   if (gp->get_response_status() == tlm::TLM_INCOMPLETE_RESPONSE) gp->set_response_status(tlm::TLM_OK_RESPONSE);
-  responses_.push(Response{cycle, response_seq_++, gp});
-  if (!awaiting_end_resp_) respond_event_.notify(clock().time_of(responses_.top().cycle) - sc_core::sc_time_stamp());
-}
-
-tlm::tlm_sync_enum Dram::nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay) {
-  if (phase == tlm::BEGIN_REQ) {
-    if (gp.has_mm()) gp.acquire();
-    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    const sc_core::sc_time arrival = clock().next_edge(sc_core::sc_time_stamp() + delay);
-    if (pending_) SC_REPORT_ERROR("strata/dram", "BEGIN_REQ before the previous request's END_REQ (TLM-2.0 AT rule)");
-    // Accepted at once (the front end has a port per channel, so several requests may enter in
-    // one memory cycle); the controller sees it from the next edge on.
-    if (try_accept(gp, clock().cycle_at(arrival))) {
-      phase = tlm::END_REQ;
-      return tlm::TLM_UPDATED;
-    }
-    pending_ = &gp;  // END_REQ once its channels have room
-    return tlm::TLM_ACCEPTED;
-  }
-  if (phase == tlm::END_RESP) {
-    awaiting_end_resp_ = false;
-    if (in_response_ && in_response_->has_mm()) in_response_->release();
-    in_response_ = nullptr;
-    respond_event_.notify(sc_core::SC_ZERO_TIME);
-    return tlm::TLM_COMPLETED;
-  }
-  SC_REPORT_ERROR("strata/dram", "unexpected phase on the forward path");
-  return tlm::TLM_COMPLETED;
-}
-
-void Dram::accept_pending() {
-  if (!pending_ || !try_accept(*pending_, now_cycle())) return;
-  tlm::tlm_generic_payload* gp = pending_;
-  pending_ = nullptr;
-  tlm::tlm_phase phase = tlm::END_REQ;
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  socket_->nb_transport_bw(*gp, phase, delay);
+  port_.respond(port, *gp, clock().time_of(cycle));
 }
 
 void Dram::run_channel(int index) {
@@ -302,35 +260,12 @@ void Dram::run_channel(int index) {
     tx.ready = std::max(tx.ready, c.cycle);
     if (--tx.parts_left == 0) {
       free_transactions_.push_back(static_cast<std::uint32_t>(c.tag));
-      answer(tx.gp, tx.ready);
+      answer(tx.port, tx.gp, tx.ready);
     }
   }
   if (next != ChannelController::kIdle) wake(ch, next);
-  if (pending_) accept_event_.notify(sc_core::SC_ZERO_TIME);
+  port_.retry();
 }
-
-void Dram::respond() {
-  const std::uint64_t now = clock().cycle_at(sc_core::sc_time_stamp());
-  while (!awaiting_end_resp_ && !responses_.empty()) {
-    const Response head = responses_.top();
-    if (head.cycle > now) {
-      respond_event_.notify(clock().time_of(head.cycle) - sc_core::sc_time_stamp());
-      return;
-    }
-    responses_.pop();
-    tlm::tlm_phase phase = tlm::BEGIN_RESP;
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    const tlm::tlm_sync_enum status = socket_->nb_transport_bw(*head.gp, phase, delay);
-    if (status == tlm::TLM_COMPLETED || (status == tlm::TLM_UPDATED && phase == tlm::END_RESP)) {
-      if (head.gp->has_mm()) head.gp->release();
-    } else {
-      awaiting_end_resp_ = true;
-      in_response_ = head.gp;
-    }
-  }
-}
-
-unsigned Dram::transport_dbg(tlm::tlm_generic_payload&) { return 0; }  // timing only: no data is stored
 
 Dram::EnergyBreakdown Dram::channel_energy(const Channel& ch, double seconds) const {
   const auto count = [&](DramCmd c) { return static_cast<double>(ch.stats.commands[static_cast<int>(c)]->count()); };

@@ -13,10 +13,7 @@
 #pragma once
 
 #include <memory>
-#include <queue>
 #include <vector>
-
-#include <tlm_utils/simple_target_socket.h>
 
 #include "memory/dram/address_mapping.h"
 #include "memory/dram/channel_controller.h"
@@ -26,6 +23,7 @@
 #include "memory/dram/protocol_checker.h"
 #include "sim/component.h"
 #include "sim/ports.h"
+#include "sim/tlm_at.h"
 
 namespace strata {
 
@@ -34,7 +32,7 @@ class Dram : public Component, public MemoryTarget {
   static KindSpec spec();
   Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
   ~Dram() override;
-  tlm::tlm_target_socket<>& target_socket() override { return socket_; }
+  TargetSocket& target_socket() override { return port_.socket(); }
   double peak_bandwidth() const override { return spec_.peak_bandwidth(); }
   // Analytic fidelity: the closed forms of dram_analytic.h.
   double sustained_bandwidth() const override { return analytic().sustained_bandwidth(); }
@@ -59,24 +57,14 @@ class Dram : public Component, public MemoryTarget {
     tlm::tlm_generic_payload* gp = nullptr;
     std::uint32_t parts_left = 0;
     std::uint64_t ready = 0;  // cycle the last part's data ends
-  };
-  struct Response {
-    std::uint64_t cycle;
-    std::uint64_t seq;
-    tlm::tlm_generic_payload* gp;
-    bool operator>(const Response& o) const { return cycle != o.cycle ? cycle > o.cycle : seq > o.seq; }
+    int port = 0;             // the target port it came in on
   };
 
-  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay);
-  unsigned transport_dbg(tlm::tlm_generic_payload& gp);
-  // Queues every burst of `gp` at cycle `at` if all its channels have room.
-  bool try_accept(tlm::tlm_generic_payload& gp, std::uint64_t at);
+  // Queues every burst of `gp` (from `port`) at cycle `at` if all its channels have room.
+  bool try_accept(int port, tlm::tlm_generic_payload& gp, std::uint64_t at);
   void run_channel(int index);  // SC_METHOD per channel
-  void respond();               // SC_METHOD: BEGIN_RESP for finished requests in order of finish
-  void accept_pending();        // SC_METHOD: END_REQ for a request that waited for room
-  void answer(tlm::tlm_generic_payload* gp, std::uint64_t cycle);
+  void answer(int port, tlm::tlm_generic_payload* gp, std::uint64_t cycle);
   void wake(Channel& ch, std::uint64_t cycle);
-  std::uint64_t now_cycle() const;
   struct EnergyBreakdown {
     double act = 0, read = 0, write = 0, refresh = 0, background = 0;
   };
@@ -87,7 +75,10 @@ class Dram : public Component, public MemoryTarget {
   // Puts the analytic run's counts on the channels, with the refreshes and standby of `end`.
   void finalize_analytic(std::uint64_t end_cycle);
 
-  tlm_utils::simple_target_socket<Dram> socket_;
+  // Accepted at once when every channel a request touches has room (the front end has a port
+  // per channel, so several requests may enter in one memory cycle); the controllers see it
+  // from the next edge on.
+  AtTarget port_;
   DramSpec spec_;
   ControllerConfig controller_config_;
   AddressMapping mapping_;
@@ -97,12 +88,6 @@ class Dram : public Component, public MemoryTarget {
   std::vector<std::uint32_t> free_transactions_;
   std::vector<ChannelController::Completion> done_;  // scratch
   std::vector<std::uint32_t> parts_per_channel_;     // scratch
-  std::priority_queue<Response, std::vector<Response>, std::greater<Response>> responses_;
-  std::uint64_t response_seq_ = 0;
-  bool awaiting_end_resp_ = false;
-  tlm::tlm_generic_payload* pending_ = nullptr;
-  sc_core::sc_event respond_event_, accept_event_;
-  tlm::tlm_generic_payload* in_response_ = nullptr;  // BEGIN_RESP sent, END_RESP not yet
   mutable std::unique_ptr<DramAnalytic> analytic_;
   // Analytic fidelity: bursts and activations of all channels, spread over them at the end.
   std::uint64_t analytic_reads_ = 0, analytic_writes_ = 0;

@@ -23,7 +23,9 @@ KindSpec DmaEngine::spec() {
 
 DmaEngine::DmaEngine(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx)
     : Component(name, cfg, ctx),
-      socket_("socket"),
+      port_("socket", [this](tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay) {
+        complete(static_cast<Request&>(gp), sc_core::sc_time_stamp() + delay);
+      }),
       burst_(static_cast<std::uint64_t>(params().quantity("burst"))),
       max_outstanding_(static_cast<std::size_t>(params().integer("max_outstanding"))),
       descriptors_(counter("descriptors", "descriptors", "transfers completed")),
@@ -41,7 +43,6 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const ValidatedNode& cfg, Sim
   const UnitCost table = tech().register_file_write(static_cast<int>(max_outstanding_), 96);
   add_area("request_table", table.area_mm2, table.leakage_w);
   track_ = ctx.timeline().track(std::string(this->name()) + " transfers");
-  socket_.register_nb_transport_bw(this, &DmaEngine::nb_transport_bw);
   SC_HAS_PROCESS(DmaEngine);
   SC_THREAD(run);
 }
@@ -72,7 +73,7 @@ void DmaEngine::run() {
     while (queue_.empty()) wait(work_event_);
     std::shared_ptr<Transfer> t = queue_.front();
     while (!t->issued_all) {
-      while (outstanding_ >= max_outstanding_ || in_request_phase_) wait(progress_event_);
+      while (outstanding_ >= max_outstanding_ || port_.request_open()) wait(port_.progress());
       // At most one request per cycle, on our clock's edges.
       sc_core::sc_time edge = clock().next_edge(sc_core::sc_time_stamp());
       if (issued_any_) edge = std::max(edge, clock().edge_after(last_issue_));
@@ -104,18 +105,7 @@ void DmaEngine::run() {
       r->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
       ++outstanding_;
       outstanding_level_.set(last_issue_.to_seconds(), static_cast<double>(outstanding_));
-
-      in_request_phase_ = r;
-      tlm::tlm_phase phase = tlm::BEGIN_REQ;
-      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-      const tlm::tlm_sync_enum status = socket_->nb_transport_fw(*r, phase, delay);
-      if (status == tlm::TLM_UPDATED && phase == tlm::END_REQ) {
-        in_request_phase_ = nullptr;
-        if (delay > sc_core::SC_ZERO_TIME) wait(delay);
-      } else if (status == tlm::TLM_COMPLETED) {
-        in_request_phase_ = nullptr;
-        complete(*r, sc_core::sc_time_stamp() + delay);
-      }
+      port_.begin_request(*r);
     }
     queue_.pop_front();
   }
@@ -138,28 +128,11 @@ void DmaEngine::complete(Request& r, const sc_core::sc_time& at) {
   outstanding_level_.set(at.to_seconds(), static_cast<double>(outstanding_));
   std::shared_ptr<Transfer> t = r.transfer;
   r.release();
-  progress_event_.notify(sc_core::SC_ZERO_TIME);
   if (--t->in_flight == 0 && t->issued_all) {
     descriptors_.add();
     context().timeline().async_end(track_, t->d.write ? "store" : "load", t->id, at);
     t->done();
   }
-}
-
-tlm::tlm_sync_enum DmaEngine::nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase,
-                                              sc_core::sc_time& delay) {
-  if (phase == tlm::END_REQ) {
-    in_request_phase_ = nullptr;
-    progress_event_.notify(delay);
-    return tlm::TLM_ACCEPTED;
-  }
-  if (phase == tlm::BEGIN_RESP) {
-    if (&gp == in_request_phase_) in_request_phase_ = nullptr;  // BEGIN_RESP implies END_REQ
-    complete(static_cast<Request&>(gp), sc_core::sc_time_stamp() + delay);
-    return tlm::TLM_COMPLETED;
-  }
-  SC_REPORT_ERROR("strata/dma", "unexpected phase on the backward path");
-  return tlm::TLM_COMPLETED;
 }
 
 std::uint64_t DmaEngine::requests_of(const DmaDescriptor& d) const {

@@ -12,10 +12,9 @@
 #include <memory>
 #include <vector>
 
-#include <tlm_utils/simple_initiator_socket.h>
-
 #include "sim/component.h"
 #include "sim/payload_pool.h"
+#include "sim/tlm_at.h"
 
 namespace strata {
 
@@ -33,7 +32,7 @@ class DmaEngine : public Component, public tlm::tlm_mm_interface {
   static KindSpec spec();
   DmaEngine(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
 
-  tlm::tlm_initiator_socket<>& initiator_socket() { return socket_; }
+  InitiatorSocket& initiator_socket() { return port_.socket(); }
   // Queues a transfer; `done` runs (inside the simulation, at the completion time) when its
   // last request has completed. A descriptor of zero bytes completes at once.
   void submit(const DmaDescriptor& d, std::function<void()> done);
@@ -65,15 +64,13 @@ class DmaEngine : public Component, public tlm::tlm_mm_interface {
   };
   void run();  // SC_THREAD: issues requests
   void complete(Request& r, const sc_core::sc_time& at);
-  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay);
 
-  tlm_utils::simple_initiator_socket<DmaEngine> socket_;
+  AtInitiator port_;
   std::uint64_t burst_;
   std::size_t max_outstanding_;
   std::size_t outstanding_ = 0;
   std::deque<std::shared_ptr<Transfer>> queue_;
-  tlm::tlm_generic_payload* in_request_phase_ = nullptr;
-  sc_core::sc_event work_event_, progress_event_;
+  sc_core::sc_event work_event_;
   sc_core::sc_time last_issue_;
   bool issued_any_ = false;
   std::uint64_t next_id_ = 0;

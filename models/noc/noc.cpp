@@ -37,15 +37,17 @@ KindSpec Noc::spec() {
 
 Noc::Noc(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, int cores)
     : Component(name, cfg, ctx),
-      targets_("target_socket"),
-      initiator_("initiator_socket"),
+      targets_("target_socket",
+               {[this](int core, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) { return accept(core, gp, delay); },
+                {}, {}, {}}),
+      initiator_("initiator_socket",
+                 [this](tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay) { responses_.notify(gp, delay); }),
       cores_(cores),
       mesh_(params().string("topology") == "mesh"),
       hop_s_(clock().time_of(static_cast<std::uint64_t>(params().integer("hop_latency"))).to_seconds()),
       seconds_per_byte_(clock().period().to_seconds() / params().quantity("link_width")),
       header_bytes_(static_cast<std::uint64_t>(params().quantity("header"))),
       responses_("responses"),
-      arrivals_("arrivals"),
       messages_(counter("messages", "messages", "requests and responses carried")),
       bytes_(counter("bytes", "B", "bytes carried (headers and data)")),
       link_bytes_(counter("link_bytes", "B", "bytes times links crossed")),
@@ -64,15 +66,10 @@ Noc::Noc(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
   bit_energy_ = &energy_event("bit_hop", router.energy_j + wire, "bits times routers crossed (router plus link wire)");
   const int routers = mesh_ ? cores_ : 1;
   add_area("routers", routers * router.area_mm2, routers * router.leakage_w);
-  targets_.register_nb_transport_fw(this, &Noc::fw);
-  initiator_.register_nb_transport_bw(this, &Noc::bw);
   SC_HAS_PROCESS(Noc);
   SC_THREAD(forward);
   SC_METHOD(route_back);
   sensitive << responses_.get_event();
-  dont_initialize();
-  SC_METHOD(deliver);
-  sensitive << arrivals_.get_event();
   dont_initialize();
 }
 
@@ -167,20 +164,13 @@ double Noc::round_trip(int core) const {
   return hops * hop_s_ + 2 * static_cast<double>(header_bytes_) * (seconds_per_byte_ + port_spb);
 }
 
-tlm::tlm_sync_enum Noc::fw(int id, tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay) {
-  if (phase == tlm::BEGIN_REQ) {
-    origin_[&gp] = id;
-    gp.acquire();
-    const std::uint64_t bytes = header_bytes_ + (gp.is_write() ? gp.get_data_length() : 0);
-    const sc_core::sc_time at = traverse(id, true, bytes, sc_core::sc_time_stamp() + delay);
-    pending_.push({at, seq_++, &gp});
-    pending_event_.notify(at - sc_core::sc_time_stamp());
-    phase = tlm::END_REQ;
-    return tlm::TLM_UPDATED;
-  }
-  if (phase == tlm::END_RESP) return tlm::TLM_COMPLETED;
-  SC_REPORT_ERROR("strata/noc", "unexpected phase on the forward path");
-  return tlm::TLM_COMPLETED;
+bool Noc::accept(int core, tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay) {
+  origin_[&gp] = core;
+  const std::uint64_t bytes = header_bytes_ + (gp.is_write() ? gp.get_data_length() : 0);
+  const sc_core::sc_time at = traverse(core, true, bytes, sc_core::sc_time_stamp() + delay);
+  pending_.push({at, seq_++, &gp});
+  pending_event_.notify(at - sc_core::sc_time_stamp());
+  return true;
 }
 
 void Noc::forward() {
@@ -193,57 +183,18 @@ void Noc::forward() {
     }
     tlm::tlm_generic_payload* gp = pending_.top().gp;
     pending_.pop();
-    awaiting_end_req_ = gp;
-    tlm::tlm_phase phase = tlm::BEGIN_REQ;
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    const tlm::tlm_sync_enum status = initiator_->nb_transport_fw(*gp, phase, delay);
-    if (status == tlm::TLM_UPDATED && phase == tlm::END_REQ) {
-      awaiting_end_req_ = nullptr;
-      if (delay > sc_core::SC_ZERO_TIME) wait(delay);
-    } else if (status == tlm::TLM_COMPLETED) {
-      awaiting_end_req_ = nullptr;
-      responses_.notify(*gp, delay);  // answered at once: route the response back
-    } else {
-      while (awaiting_end_req_ == gp) wait(end_req_event_);
-    }
+    initiator_.begin_request(*gp);
+    while (initiator_.request_open()) wait(initiator_.request_ended());
   }
-}
-
-tlm::tlm_sync_enum Noc::bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay) {
-  if (phase == tlm::END_REQ) {
-    if (awaiting_end_req_ == &gp) awaiting_end_req_ = nullptr;
-    end_req_event_.notify(delay);
-    return tlm::TLM_ACCEPTED;
-  }
-  if (phase == tlm::BEGIN_RESP) {
-    if (awaiting_end_req_ == &gp) {
-      awaiting_end_req_ = nullptr;
-      end_req_event_.notify(delay);
-    }
-    responses_.notify(gp, delay);
-    return tlm::TLM_COMPLETED;
-  }
-  SC_REPORT_ERROR("strata/noc", "unexpected phase on the backward path");
-  return tlm::TLM_COMPLETED;
 }
 
 void Noc::route_back() {
   while (tlm::tlm_generic_payload* gp = responses_.get_next_transaction()) {
-    const std::uint64_t bytes = header_bytes_ + (gp->is_read() ? gp->get_data_length() : 0);
-    const sc_core::sc_time at = traverse(origin_.at(gp), false, bytes, sc_core::sc_time_stamp());
-    arrivals_.notify(*gp, at - sc_core::sc_time_stamp());
-  }
-}
-
-void Noc::deliver() {
-  while (tlm::tlm_generic_payload* gp = arrivals_.get_next_transaction()) {
     auto it = origin_.find(gp);
     const int core = it->second;
     origin_.erase(it);
-    tlm::tlm_phase phase = tlm::BEGIN_RESP;
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    targets_[core]->nb_transport_bw(*gp, phase, delay);
-    gp->release();
+    const std::uint64_t bytes = header_bytes_ + (gp->is_read() ? gp->get_data_length() : 0);
+    targets_.respond(core, *gp, traverse(core, false, bytes, sc_core::sc_time_stamp()));
   }
 }
 

@@ -19,11 +19,10 @@
 #include <queue>
 #include <vector>
 
-#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/peq_with_get.h>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "sim/component.h"
+#include "sim/tlm_at.h"
 
 namespace strata {
 
@@ -32,8 +31,8 @@ class Noc : public Component {
   static KindSpec spec();
   Noc(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, int cores);
 
-  tlm_utils::multi_passthrough_target_socket<Noc>& target_socket() { return targets_; }
-  tlm_utils::simple_initiator_socket<Noc>& initiator_socket() { return initiator_; }
+  TargetSocket& target_socket() { return targets_.socket(); }
+  InitiatorSocket& initiator_socket() { return initiator_.socket(); }
 
   // Analytic fidelity (sim/analytic.h): counts the messages of `reads` read and `writes` write
   // requests from `core` whose data is `read_bytes` and `write_bytes`, as traverse() counts
@@ -64,14 +63,13 @@ class Noc : public Component {
   sc_core::sc_time traverse(int core, bool to_memory, std::uint64_t bytes, const sc_core::sc_time& t);
   std::vector<int> path(int core, bool to_memory) const;  // link indices in order
 
-  tlm::tlm_sync_enum fw(int id, tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay);
-  tlm::tlm_sync_enum bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay);
-  void forward();  // SC_THREAD: requests to memory in arrival order
+  // A core's BEGIN_REQ: reserves its path toward memory; accepted at once.
+  bool accept(int core, tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay);
+  void forward();     // SC_THREAD: requests to memory in arrival order
   void route_back();  // SC_METHOD: reserves the path back for responses from memory
-  void deliver();     // SC_METHOD: hands responses to their cores when they arrive
 
-  tlm_utils::multi_passthrough_target_socket<Noc> targets_;
-  tlm_utils::simple_initiator_socket<Noc> initiator_;
+  AtTarget targets_;
+  AtInitiator initiator_;
   int cores_;
   bool mesh_;
   int columns_ = 1;
@@ -81,9 +79,8 @@ class Noc : public Component {
   std::map<tlm::tlm_generic_payload*, int> origin_;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;
   std::uint64_t seq_ = 0;
-  sc_core::sc_event pending_event_, end_req_event_;
-  tlm::tlm_generic_payload* awaiting_end_req_ = nullptr;
-  tlm_utils::peq_with_get<tlm::tlm_generic_payload> responses_, arrivals_;
+  sc_core::sc_event pending_event_;
+  tlm_utils::peq_with_get<tlm::tlm_generic_payload> responses_;
 
   Counter& messages_;
   Counter& bytes_;
