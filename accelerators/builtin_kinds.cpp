@@ -2,11 +2,13 @@
 
 #include "accelerators/npu/register_kinds.h"
 #include "memory/register_kinds.h"
+#include "models/register_kinds.h"
 #include "workloads/register_kinds.h"
 
 namespace strata {
 
 void register_builtin_kinds(Registry& registry) {
+  register_model_kinds(registry);
   register_memory_kinds(registry);
   register_workload_kinds(registry);
   register_npu_kinds(registry);

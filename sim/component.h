@@ -11,6 +11,7 @@
 #pragma once
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,13 @@ class Component : public sc_core::sc_module {
   // Builds the child in `slot` with the registry; call from the constructor so that SystemC
   // names it "<this>.<slot>".
   std::unique_ptr<Component> build_child(const std::string& slot);
+  // The same for a role slot whose kinds all derive from T (the slot's role guarantees it).
+  template <class T>
+  std::unique_ptr<T> build_part(const std::string& slot) {
+    std::unique_ptr<Component> c = build_child(slot);
+    if (!dynamic_cast<T*>(c.get())) throw std::logic_error(std::string(name()) + "." + slot + ": wrong role kind");
+    return std::unique_ptr<T>(static_cast<T*>(c.release()));
+  }
 
   // Called once after the run, before accounting: set end-of-run statistics here.
   virtual void finalize(const sc_core::sc_time& end);

@@ -360,6 +360,7 @@ const KindSpec& lookup_kind(const ConfigNode& node, const SlotSpec& slot, const 
   const std::vector<std::string> names = registry.names(slot.category);
   std::string options;
   for (const auto& n : names) options += (options.empty() ? "" : ", ") + n;
+  if (!kind && !slot.default_kind.empty()) return *registry.find(slot.category, slot.default_kind);
   if (!kind)
     throw InputError(node.key_loc(), path, fmt::format("missing required key 'kind' (one of: {})", options));
   if (!kind->is_scalar()) throw InputError(kind->loc(), join_path(path, "kind"), "expected a kind name");
@@ -437,16 +438,19 @@ ValidatedNode validate(ConfigNode& node, const KindSpec& spec, const std::string
         throw InputError(node.key_loc(), path.empty() ? slot.name : path,
                          fmt::format("missing required key '{}' ({})", slot.name, slot.description));
       }
-      if (!slot.fixed) continue;
+      if (!slot.fixed && slot.default_kind.empty()) continue;
       child = &node.set(slot.name, ConfigNode::map(SourceLoc{"<default of " + key_path + ">"}));
     }
+    if (child->is_null() && !slot.default_kind.empty()) *child = ConfigNode::map(child->loc());
     if (slot.fixed) {
       out.children.emplace(slot.name, validate(*child, *slot.fixed, key_path, registry, passed_down));
     } else {
       if (!child->is_map())
         throw InputError(child->loc(), key_path, fmt::format("expected a mapping with a 'kind', got {}", child->type_name()));
       const KindSpec& kind = lookup_kind(*child, slot, key_path, registry);
-      out.children.emplace(slot.name, validate(*child, kind, key_path, registry, passed_down));
+      ValidatedNode v = validate(*child, kind, key_path, registry, passed_down);
+      v.default_kind = kind.name == slot.default_kind;
+      out.children.emplace(slot.name, std::move(v));
     }
   }
   return out;
@@ -454,7 +458,7 @@ ValidatedNode validate(ConfigNode& node, const KindSpec& spec, const std::string
 
 nlohmann::json ValidatedNode::canonical() const {
   nlohmann::json j = nlohmann::json::object();
-  if (spec->category != "section") j["kind"] = spec->name;
+  if (spec->category != "section" && !default_kind) j["kind"] = spec->name;
   for (const auto& [name, v] : params.values()) {
     if (!v.spec->affects_results) continue;
     switch (v.spec->type) {

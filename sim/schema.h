@@ -71,6 +71,9 @@ struct SlotSpec {
   std::string role;      // required role of the child kind; empty = any
   bool required = true;
   const KindSpec* fixed = nullptr;
+  // A role slot's default: the kind used when the child names none. It is left out of the
+  // config hash whether written or implied, so naming the default changes no result folder.
+  std::string default_kind = {};
 };
 
 struct KindSpec {
@@ -138,6 +141,7 @@ struct ValidatedNode {
   SourceLoc loc;
   Params params;
   std::map<std::string, ValidatedNode> children;
+  bool default_kind = false;  // its kind is its slot's default (canonical() leaves `kind` out)
 
   const ValidatedNode& child(const std::string& slot) const;
   // The canonical, path-independent form that the config hash is taken over: sorted keys,

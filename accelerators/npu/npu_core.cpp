@@ -7,9 +7,6 @@
 namespace strata {
 
 const KindSpec& NpuCore::section() {
-  static const KindSpec vector = component_section(VectorUnit::spec());
-  static const KindSpec scratchpad = component_section(Scratchpad::spec());
-  static const KindSpec dma = component_section(DmaEngine::spec());
   static const KindSpec core = [] {
     KindSpec s;
     s.name = "npu_core";
@@ -19,9 +16,13 @@ const KindSpec& NpuCore::section() {
     s.add(Component::tech_param());
     s.slot(SlotSpec{"engine", "the matrix unit (kind: systolic_array or cube_engine)", "component", kMatrixEngineRole,
                     true, nullptr});
-    s.slot(SlotSpec{"vector", "the vector unit (keys of vector_unit)", "section", "", false, &vector});
-    s.slot(SlotSpec{"scratchpad", "the local SRAM (keys of scratchpad)", "section", "", false, &scratchpad});
-    s.slot(SlotSpec{"dma", "the DMA engine (keys of dma)", "section", "", false, &dma});
+    // Role slots with default kinds: `kind:` may be left out (the shipped presets do).
+    s.slot(SlotSpec{"vector", "the vector unit (a vector_unit role kind; default vector_unit)", "component",
+                    kVectorUnitRole, false, nullptr, "vector_unit"});
+    s.slot(SlotSpec{"scratchpad", "the local SRAM (a scratchpad role kind; default scratchpad)", "component",
+                    kScratchpadRole, false, nullptr, "scratchpad"});
+    s.slot(SlotSpec{"dma", "the DMA engine (a dma role kind; default dma)", "component", kDmaRole, false, nullptr,
+                    "dma"});
     return s;
   }();
   return core;
@@ -36,11 +37,10 @@ NpuCore::NpuCore(sc_core::sc_module_name name, const ValidatedNode& cfg, SimCont
       tiles_(counter("tiles", "tiles", "tiles computed")),
       stall_cycles_(counter("stall_cycles", "cycles", "cycles the compute units waited for data")),
       compute_cycles_(counter("compute_cycles", "cycles", "cycles the compute units were busy")) {
-  engine_component_ = build_child("engine");
-  engine_ = dynamic_cast<MatrixEngine*>(engine_component_.get());
-  vector_ = std::make_unique<VectorUnit>("vector", cfg.child("vector"), ctx);
-  scratchpad_ = std::make_unique<Scratchpad>("scratchpad", cfg.child("scratchpad"), ctx);
-  dma_ = std::make_unique<DmaEngine>("dma", cfg.child("dma"), ctx);
+  engine_ = build_part<MatrixEngine>("engine");
+  vector_ = build_part<VectorUnit>("vector");
+  scratchpad_ = build_part<Scratchpad>("scratchpad");
+  dma_ = build_part<DmaEngine>("dma");
   compute_track_ = ctx.timeline().track(std::string(this->name()) + " compute");
   SC_HAS_PROCESS(NpuCore);
   SC_THREAD(loader);

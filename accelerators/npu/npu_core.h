@@ -66,8 +66,7 @@ class NpuCore : public Component {
 
   int index_;
   NpuSchedule& schedule_;
-  std::unique_ptr<Component> engine_component_;
-  MatrixEngine* engine_ = nullptr;
+  std::unique_ptr<MatrixEngine> engine_;
   std::unique_ptr<VectorUnit> vector_;
   std::unique_ptr<Scratchpad> scratchpad_;
   std::unique_ptr<DmaEngine> dma_;

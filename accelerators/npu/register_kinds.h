@@ -1,4 +1,4 @@
-// Registers the NPU kinds: the blocks of models/ and the npu design.
+// Registers the NPU kinds: the npu design and the SCALE-Sim topology workload.
 #pragma once
 
 namespace strata {

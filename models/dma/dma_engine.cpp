@@ -18,6 +18,7 @@ KindSpec DmaEngine::spec() {
   s.add(param::integer("max_outstanding", "requests in flight at once; further requests wait")
             .def("64")
             .range("1", "65536"));
+  s.provides(kDmaRole);
   return s;
 }
 

@@ -27,6 +27,8 @@ struct DmaDescriptor {
   std::uint64_t bytes() const { return rows * row_bytes; }
 };
 
+inline constexpr const char* kDmaRole = "dma";
+
 class DmaEngine : public Component, public tlm::tlm_mm_interface {
  public:
   static KindSpec spec();

@@ -19,6 +19,7 @@ KindSpec Scratchpad::spec() {
   s.add(param::integer("ports", "independent access ports (a DMA fill and a compute read proceed in parallel)")
             .def("2")
             .range("1", "16"));
+  s.provides(kScratchpadRole);
   return s;
 }
 

@@ -10,6 +10,8 @@
 
 namespace strata {
 
+inline constexpr const char* kScratchpadRole = "scratchpad";
+
 class Scratchpad : public Component {
  public:
   static KindSpec spec();

@@ -16,6 +16,7 @@ KindSpec VectorUnit::spec() {
                     "exp and reciprocal results per lane per cycle (special-function units are fewer than ALUs)")
             .def("0.25")
             .range("0.001", "1"));
+  s.provides(kVectorUnitRole);
   return s;
 }
 

@@ -12,6 +12,8 @@
 
 namespace strata {
 
+inline constexpr const char* kVectorUnitRole = "vector_unit";
+
 class VectorUnit : public Component {
  public:
   static KindSpec spec();

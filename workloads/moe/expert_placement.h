@@ -27,6 +27,13 @@ std::optional<PlacementPolicy> parse_placement_policy(std::string_view name);
 std::vector<std::int32_t> place_experts(std::int32_t num_experts, std::int32_t devices, PlacementPolicy policy,
                                         const std::vector<std::int64_t>& load = {});
 
+// How an MoE layer's tokens reach its experts: expert capacity and the device of each expert.
+struct MoeDispatch {
+  double capacity_factor = 0;               // 0: no capacity limit
+  std::vector<std::int32_t> expert_device;  // device of each expert (empty: all on device 0)
+  std::int32_t devices = 1;
+};
+
 // Load of each device (size devices): the sum of `load` over the experts placed on it.
 std::vector<std::int64_t> device_load(const std::vector<std::int32_t>& placement, std::int32_t devices,
                                       const std::vector<std::int64_t>& load);

@@ -81,8 +81,8 @@ Eigen::MatrixXd read_transition(const std::string& path, std::int32_t experts, c
 
 }  // namespace
 
-MoeRouting::MoeRouting(const ValidatedNode& node, const TransformerModel& model, std::uint64_t seed)
-    : node_(node), experts_(static_cast<std::int32_t>(model.experts)), top_k_(static_cast<std::int32_t>(model.experts_per_token)) {
+MoeRouting::MoeRouting(const ValidatedNode& node, std::int32_t experts, std::int32_t top_k, std::uint64_t seed)
+    : node_(node), experts_(experts), top_k_(top_k) {
   const Params& p = node.params;
   const std::string key = node.path;
   if (p.string("source") == "trace") {

@@ -8,9 +8,7 @@
 
 #include "sim/schema.h"
 #include "workloads/moe/expert_placement.h"
-#include "workloads/moe/moe_block.h"
 #include "workloads/moe/routing.h"
-#include "workloads/transformer/transformer_model.h"
 
 namespace strata {
 
@@ -18,8 +16,9 @@ const KindSpec& routing_section_spec();
 
 class MoeRouting {
  public:
-  // Checks the section against the model; InputError names the key.
-  MoeRouting(const ValidatedNode& node, const TransformerModel& model, std::uint64_t seed);
+  // Checks the section against a model of `experts` experts, `top_k` per token; InputError
+  // names the key.
+  MoeRouting(const ValidatedNode& node, std::int32_t experts, std::int32_t top_k, std::uint64_t seed);
 
   // Routing of `moe_layers` MoE layers over `tokens` tokens (in sequence-major order: a
   // sequence's consecutive tokens are adjacent, so token persistence acts along a sequence).

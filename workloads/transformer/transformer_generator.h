@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "workloads/moe/moe_block.h"
+#include "workloads/transformer/moe_block.h"
 #include "workloads/opgraph/op_graph.h"
 #include "workloads/quant_section.h"
 #include "workloads/transformer/transformer_model.h"

@@ -95,7 +95,9 @@ TransformerWorkload::TransformerWorkload(const ValidatedNode& cfg, SimContext& c
                      fmt::format("sequences reach {} tokens, beyond the model's max_positions ({})", len,
                                  model_.max_positions));
   quant_ = checked_quant(cfg, model_);
-  if (model_.is_moe()) routing_.emplace(cfg.child("routing"), model_, ctx.seed());
+  if (model_.is_moe())
+    routing_.emplace(cfg.child("routing"), static_cast<std::int32_t>(model_.experts),
+                     static_cast<std::int32_t>(model_.experts_per_token), ctx.seed());
 }
 
 OpGraph TransformerWorkload::build() const {
@@ -180,7 +182,8 @@ MoeLayerWorkload::MoeLayerWorkload(const ValidatedNode& cfg, SimContext& ctx)
     throw InputError(cfg.params.where("layer"), cfg.path + ".layer",
                      fmt::format("the model has {} MoE layers", model_.moe_layers()));
   quant_ = checked_quant(cfg, model_);
-  const MoeRouting routing(cfg.child("routing"), model_, ctx.seed());
+  const MoeRouting routing(cfg.child("routing"), static_cast<std::int32_t>(model_.experts),
+                          static_cast<std::int32_t>(model_.experts_per_token), ctx.seed());
   routing_ = routing.route(1, cfg.params.integer("tokens"), static_cast<std::int32_t>(cfg.params.integer("layer")))[0];
   dispatch_ = routing.dispatch(routing_.expert_load());
 }

@@ -14,12 +14,6 @@
 
 namespace strata {
 
-struct MoeDispatch {
-  double capacity_factor = 0;             // 0: no capacity limit
-  std::vector<std::int32_t> expert_device;  // device of each expert (empty: all on device 0)
-  std::int32_t devices = 1;
-};
-
 struct MoeBlockResult {
   TensorId out = -1;
   std::vector<OpId> writers;  // every operator writing `out` (consumers must wait for all)

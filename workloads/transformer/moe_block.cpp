@@ -1,4 +1,4 @@
-#include "workloads/moe/moe_block.h"
+#include "workloads/transformer/moe_block.h"
 
 #include <map>
 

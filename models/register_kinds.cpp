@@ -1,0 +1,20 @@
+#include "models/register_kinds.h"
+
+#include "models/cube/cube_engine.h"
+#include "models/dma/dma_engine.h"
+#include "models/scratchpad/scratchpad.h"
+#include "models/systolic/systolic_array.h"
+#include "models/vector/vector_unit.h"
+#include "sim/registry.h"
+
+namespace strata {
+
+void register_model_kinds(Registry& r) {
+  r.add_component<SystolicArray>();
+  r.add_component<CubeEngine>();
+  r.add_component<VectorUnit>();
+  r.add_component<Scratchpad>();
+  r.add_component<DmaEngine>();
+}
+
+}  // namespace strata

@@ -1,0 +1,82 @@
+// The blocks of models/ are registered kinds that a design's role slots take: the NPU core's
+// vector, scratchpad and dma slots default to the built-in kinds (naming the default changes no
+// config hash), refuse a kind of another role, and take a new kind that provides the role.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "accelerators/builtin_kinds.h"
+#include "models/register_kinds.h"
+#include "models/vector/vector_unit.h"
+#include "sim/registry.h"
+#include "sim/runner.h"
+#include "test_util.h"
+
+using strata::testing::run_strata;
+using strata::testing::source_path;
+
+namespace {
+
+const std::string kGcn = source_path("configs/experiments/npu-gcn-cora.yaml");
+
+std::string config_hash(const std::string& args) {
+  const auto r = run_strata("config " + kGcn + " " + args);
+  EXPECT_EQ(r.code, 0) << r.err;
+  const size_t at = r.out.find("# config hash ");
+  return at == std::string::npos ? "" : r.out.substr(at + 14, 32);
+}
+
+// A vector unit of a new kind: one header, one source and one registration line in real code.
+class TracedVectorUnit : public strata::VectorUnit {
+ public:
+  static strata::KindSpec spec() {
+    strata::KindSpec s = strata::VectorUnit::spec();
+    s.name = "traced_vector_unit";
+    s.description = "a vector unit that counts how often the mapper asked it for estimates";
+    return s;
+  }
+  TracedVectorUnit(sc_core::sc_module_name n, const strata::ValidatedNode& cfg, strata::SimContext& ctx)
+      : VectorUnit(n, cfg, ctx) {
+    ++built;
+  }
+  static inline int built = 0;
+};
+
+}  // namespace
+
+TEST(ModelKinds, ModelsRegistersItsBlocks) {
+  strata::Registry r;
+  strata::register_model_kinds(r);
+  EXPECT_EQ(r.names("component"),
+            (std::vector<std::string>{"cube_engine", "dma", "scratchpad", "systolic_array", "vector_unit"}));
+}
+
+TEST(ModelKinds, NamingARoleSlotsDefaultKindChangesNoHash) {
+  const std::string plain = config_hash("");
+  EXPECT_EQ(plain.size(), 32u);
+  EXPECT_EQ(config_hash("--set hardware.core.vector.kind=vector_unit --set hardware.core.dma.kind=dma "
+                        "--set hardware.core.scratchpad.kind=scratchpad"),
+            plain);
+  EXPECT_NE(config_hash("--set hardware.core.dma.max_outstanding=8"), plain);
+}
+
+TEST(ModelKinds, ARoleSlotRefusesAKindOfAnotherRole) {
+  const auto r = run_strata("config " + kGcn + " --set hardware.core.vector.kind=scratchpad");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_CONTAINS(r.err, "hardware.core.vector.kind");
+  EXPECT_CONTAINS(r.err, "this slot needs a vector_unit");
+}
+
+TEST(ModelKinds, ANewKindThatProvidesTheRolePlugsIn) {
+  strata::Registry registry;
+  strata::register_builtin_kinds(registry);
+  registry.add_component<TracedVectorUnit>();
+  const auto exp = strata::resolve_experiment(kGcn, {"hardware.core.vector.kind=traced_vector_unit"}, registry);
+  strata::testing::TempDir d;
+  strata::RunOptions options;
+  options.output_dir = d.file("out");
+  strata::run_experiment(exp, registry, options);
+  EXPECT_EQ(TracedVectorUnit::built, 1);  // the edge NPU has one core
+  const auto stats = nlohmann::json::parse(strata::testing::read_file(d.file("out/stats.json")));
+  EXPECT_GT(stats["hardware"]["core0"]["vector"]["energy"]["total"]["value"].get<double>(), 0);
+}
