@@ -9,9 +9,10 @@ namespace strata {
 TracePlayer::TracePlayer(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx,
                          std::unique_ptr<RequestSource> reader, size_t max_outstanding)
     : Component(name, cfg, ctx),
-      port_("socket", [this](tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay) {
-        complete(static_cast<Request&>(gp), sc_core::sc_time_stamp() + delay);
-      }),
+      port_("socket",
+            [this](tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay) {
+              complete(static_cast<Request&>(gp), sc_core::sc_time_stamp() + delay);
+            }),
       reader_(std::move(reader)),
       max_outstanding_(max_outstanding),
       reads_(counter("reads", "requests", "read requests completed")),

@@ -40,8 +40,9 @@ const KindSpec& sim_section_spec() {
                         "(a memory driven by a trace) are an error")
               .def("cycle"));
     s.add(param::boolean("check_protocol",
-                         "verify every DRAM command against the standard's timing and state rules; the run stops "
-                         "at the first violation")
+                         "verify every DRAM command against the standard's timing and state rules, and every "
+                         "TLM-2.0 link between components against the base protocol; the run stops at the first "
+                         "violation")
               .def("false")
               .no_effect_on_results());
     s.add(param::choice("progress", {"auto", "on", "off"},

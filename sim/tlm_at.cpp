@@ -132,8 +132,7 @@ void AtTarget::send_responses() {
     const tlm::tlm_sync_enum status = socket_[id]->nb_transport_bw(*head.gp, phase, delay);
     if (status == tlm::TLM_COMPLETED || (status == tlm::TLM_UPDATED && phase == tlm::END_RESP))
       complete(*next, *head.gp);
-    else
-      next->in_response = head.gp;
+    else next->in_response = head.gp;
   }
 }
 

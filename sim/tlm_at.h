@@ -25,10 +25,10 @@
 #include <string>
 #include <vector>
 
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
+#include <systemc>
+#include <tlm>
 
 namespace strata {
 
@@ -101,7 +101,7 @@ class AtTarget {
     bool operator>(const Response& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
   struct Port {
-    tlm::tlm_generic_payload* waiting = nullptr;  // BEGIN_REQ not yet accepted
+    tlm::tlm_generic_payload* waiting = nullptr;      // BEGIN_REQ not yet accepted
     tlm::tlm_generic_payload* in_response = nullptr;  // BEGIN_RESP sent, END_RESP not yet
     std::priority_queue<Response, std::vector<Response>, std::greater<Response>> responses;
   };

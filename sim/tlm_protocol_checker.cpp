@@ -25,7 +25,7 @@ TlmProtocolChecker::TlmProtocolChecker(sc_core::sc_module_name name)
 void TlmProtocolChecker::violation(const std::string& what) const {
   SC_REPORT_ERROR("strata/tlm_protocol", fmt::format("{}: TLM-2.0 base protocol broken at {}: {}", name(),
                                                      sc_core::sc_time_stamp().to_string(), what)
-                                              .c_str());
+                                             .c_str());
   throw std::logic_error(what);  // SC_REPORT_ERROR throws; this keeps [[noreturn]] honest
 }
 
@@ -38,8 +38,8 @@ TlmProtocolChecker::Open& TlmProtocolChecker::open(tlm::tlm_generic_payload& gp,
 void TlmProtocolChecker::advance(tlm::tlm_generic_payload& gp, Phase phase, const sc_core::sc_time& at) {
   Open& o = open(gp, "a phase");
   if (at < o.at)
-    violation(fmt::format("a phase at {} before the transaction's previous phase at {}", at.to_string(),
-                          o.at.to_string()));
+    violation(
+        fmt::format("a phase at {} before the transaction's previous phase at {}", at.to_string(), o.at.to_string()));
   if (o.phase == Phase::Request && phase != Phase::Request) in_request_ = nullptr;
   o.phase = phase;
   o.at = at;
@@ -63,7 +63,8 @@ void TlmProtocolChecker::finish(tlm::tlm_generic_payload& gp) {
   ++total_;
 }
 
-tlm::tlm_sync_enum TlmProtocolChecker::fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+tlm::tlm_sync_enum TlmProtocolChecker::fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase,
+                                          sc_core::sc_time& delay) {
   const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
   if (phase == tlm::BEGIN_REQ) {
     if (open_.count(&gp)) violation("BEGIN_REQ for a payload already in flight");
@@ -98,7 +99,8 @@ tlm::tlm_sync_enum TlmProtocolChecker::fw(tlm::tlm_generic_payload& gp, tlm::tlm
   return status;
 }
 
-tlm::tlm_sync_enum TlmProtocolChecker::bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+tlm::tlm_sync_enum TlmProtocolChecker::bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase,
+                                          sc_core::sc_time& delay) {
   const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
   if (phase == tlm::END_REQ) {
     if (open(gp, "END_REQ").phase != Phase::Request) violation("END_REQ for a transaction not in its request phase");

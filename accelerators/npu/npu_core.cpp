@@ -21,8 +21,8 @@ const KindSpec& NpuCore::section() {
                     kVectorUnitRole, false, nullptr, "vector_unit"});
     s.slot(SlotSpec{"scratchpad", "the local SRAM (a scratchpad role kind; default scratchpad)", "component",
                     kScratchpadRole, false, nullptr, "scratchpad"});
-    s.slot(SlotSpec{"dma", "the DMA engine (a dma role kind; default dma)", "component", kDmaRole, false, nullptr,
-                    "dma"});
+    s.slot(
+        SlotSpec{"dma", "the DMA engine (a dma role kind; default dma)", "component", kDmaRole, false, nullptr, "dma"});
     return s;
   }();
   return core;

@@ -113,7 +113,9 @@ Dram::Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& c
                          const sc_core::sc_time arrival = clock().next_edge(sc_core::sc_time_stamp() + delay);
                          return try_accept(port, gp, clock().cycle_at(arrival));
                        },
-                       {}, {}, {}}),
+                       {},
+                       {},
+                       {}}),
       spec_(DramSpec::from_config(cfg, static_cast<double>(clock().frequency_hz()))),
       controller_config_(controller_config(cfg.child("controller"), spec_)),
       mapping_(read_mapping(cfg.child("controller"), spec_.org)),

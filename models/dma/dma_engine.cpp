@@ -24,9 +24,10 @@ KindSpec DmaEngine::spec() {
 
 DmaEngine::DmaEngine(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx)
     : Component(name, cfg, ctx),
-      port_("socket", [this](tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay) {
-        complete(static_cast<Request&>(gp), sc_core::sc_time_stamp() + delay);
-      }),
+      port_("socket",
+            [this](tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay) {
+              complete(static_cast<Request&>(gp), sc_core::sc_time_stamp() + delay);
+            }),
       burst_(static_cast<std::uint64_t>(params().quantity("burst"))),
       max_outstanding_(static_cast<std::size_t>(params().integer("max_outstanding"))),
       descriptors_(counter("descriptors", "descriptors", "transfers completed")),

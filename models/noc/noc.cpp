@@ -37,9 +37,12 @@ KindSpec Noc::spec() {
 
 Noc::Noc(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, int cores)
     : Component(name, cfg, ctx),
-      targets_("target_socket",
-               {[this](int core, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) { return accept(core, gp, delay); },
-                {}, {}, {}}),
+      targets_("target_socket", {[this](int core, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+                                   return accept(core, gp, delay);
+                                 },
+                                 {},
+                                 {},
+                                 {}}),
       initiator_("initiator_socket",
                  [this](tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay) { responses_.notify(gp, delay); }),
       cores_(cores),

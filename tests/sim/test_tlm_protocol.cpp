@@ -4,9 +4,9 @@
 // passes it on the shipped examples with results identical to a run without it.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+#include <nlohmann/json.hpp>
 
 #include "accelerators/builtin_kinds.h"
 #include "sim/registry.h"
@@ -195,7 +195,8 @@ void expect_clean(const std::string& experiment, const std::vector<std::string>&
   const std::uint64_t before = TlmProtocolChecker::checked_total();
   strata::run_experiment(resolved, registry, options);
   EXPECT_GE(TlmProtocolChecker::checked_total() - before, min_transactions);
-  EXPECT_EQ(strata::testing::read_file(d.file("plain/stats.json")), strata::testing::read_file(d.file("checked/stats.json")))
+  EXPECT_EQ(strata::testing::read_file(d.file("plain/stats.json")),
+            strata::testing::read_file(d.file("checked/stats.json")))
       << experiment << ": the checker changed the results";
 }
 

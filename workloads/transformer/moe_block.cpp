@@ -68,11 +68,13 @@ MoeBlockResult emit_moe_block(GraphBuilder& b, const TransformerModel& m, std::i
   if (kept > 0) {
     // Dispatch: copies of the routed token rows, grouped by expert.
     TensorId routed = b.activation("moe.dispatch", {kept, d});
-    const OpId g = b.emit(OpKind::Gather, "moe.dispatch", {{"rows", kept}, {"cols", d}, {"src_rows", tokens}}, {x}, {routed});
+    const OpId g =
+        b.emit(OpKind::Gather, "moe.dispatch", {{"rows", kept}, {"cols", d}, {"src_rows", tokens}}, {x}, {routed});
     b.graph().add_dependency(g, topk);  // top-k decides where the rows go
     if (dispatch.devices > 1) {
       const TensorId moved = b.activation("moe.dispatch.a2a", {kept, d});
-      b.emit(OpKind::AllToAll, "moe.dispatch.a2a", {{"elements", kept * d}, {"devices", dispatch.devices}}, {routed}, {moved});
+      b.emit(OpKind::AllToAll, "moe.dispatch.a2a", {{"elements", kept * d}, {"devices", dispatch.devices}}, {routed},
+             {moved});
       routed = moved;
     }
     const auto buckets = make_buckets(m, b.quant(), dispatch);
@@ -115,7 +117,8 @@ MoeBlockResult emit_moe_block(GraphBuilder& b, const TransformerModel& m, std::i
       TensorId y = grouped(".down", h, w_down, d, F);
       if (dispatch.devices > 1) {
         const TensorId back = b.activation(name + ".combine.a2a", {rows, d});
-        b.emit(OpKind::AllToAll, name + ".combine.a2a", {{"elements", rows * d}, {"devices", dispatch.devices}}, {y}, {back});
+        b.emit(OpKind::AllToAll, name + ".combine.a2a", {{"elements", rows * d}, {"devices", dispatch.devices}}, {y},
+               {back});
         y = back;
       }
       r.writers.push_back(b.emit(OpKind::Scatter, name + ".combine",

@@ -11,9 +11,9 @@
 #include <cstdint>
 #include <functional>
 
-#include "workloads/transformer/moe_block.h"
 #include "workloads/opgraph/op_graph.h"
 #include "workloads/quant_section.h"
+#include "workloads/transformer/moe_block.h"
 #include "workloads/transformer/transformer_model.h"
 
 namespace strata {

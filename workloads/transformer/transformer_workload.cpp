@@ -183,7 +183,7 @@ MoeLayerWorkload::MoeLayerWorkload(const ValidatedNode& cfg, SimContext& ctx)
                      fmt::format("the model has {} MoE layers", model_.moe_layers()));
   quant_ = checked_quant(cfg, model_);
   const MoeRouting routing(cfg.child("routing"), static_cast<std::int32_t>(model_.experts),
-                          static_cast<std::int32_t>(model_.experts_per_token), ctx.seed());
+                           static_cast<std::int32_t>(model_.experts_per_token), ctx.seed());
   routing_ = routing.route(1, cfg.params.integer("tokens"), static_cast<std::int32_t>(cfg.params.integer("layer")))[0];
   dispatch_ = routing.dispatch(routing_.expert_load());
 }
