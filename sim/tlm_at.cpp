@@ -92,7 +92,7 @@ tlm::tlm_sync_enum AtTarget::nb_transport_fw(int id, tlm::tlm_generic_payload& g
   }
   if (phase == tlm::END_RESP && p.in_response == &gp) {
     p.in_response = nullptr;
-    complete(p, gp);
+    complete(gp);
     respond_event_.notify(sc_core::SC_ZERO_TIME);
     return tlm::TLM_COMPLETED;
   }
@@ -100,7 +100,7 @@ tlm::tlm_sync_enum AtTarget::nb_transport_fw(int id, tlm::tlm_generic_payload& g
   return tlm::TLM_COMPLETED;
 }
 
-void AtTarget::complete(Port&, tlm::tlm_generic_payload& gp) {
+void AtTarget::complete(tlm::tlm_generic_payload& gp) {
   if (hooks_.completed) hooks_.completed(gp);
   if (gp.has_mm()) gp.release();
 }
@@ -116,8 +116,13 @@ void AtTarget::send_responses() {
   for (;;) {
     // The earliest response of a port that is free to take one.
     Port* next = nullptr;
-    for (Port& p : ports_)
-      if (!p.in_response && !p.responses.empty() && (!next || next->responses.top() > p.responses.top())) next = &p;
+    int id = 0;
+    for (std::size_t i = 0; i < ports_.size(); ++i) {
+      Port& p = ports_[i];
+      if (p.in_response || p.responses.empty() || (next && !(next->responses.top() > p.responses.top()))) continue;
+      next = &p;
+      id = static_cast<int>(i);
+    }
     if (!next) return;
     const Response head = next->responses.top();
     if (head.at > now) {
@@ -128,10 +133,9 @@ void AtTarget::send_responses() {
     if (hooks_.responding) hooks_.responding(*head.gp);
     tlm::tlm_phase phase = tlm::BEGIN_RESP;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    const int id = static_cast<int>(next - ports_.data());
     const tlm::tlm_sync_enum status = socket_[id]->nb_transport_bw(*head.gp, phase, delay);
     if (status == tlm::TLM_COMPLETED || (status == tlm::TLM_UPDATED && phase == tlm::END_RESP))
-      complete(*next, *head.gp);
+      complete(*head.gp);
     else next->in_response = head.gp;
   }
 }

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <queue>
 #include <string>
@@ -91,7 +92,6 @@ class AtTarget {
   void respond(int port, tlm::tlm_generic_payload& gp, const sc_core::sc_time& at);
   // Room has freed: the waiting requests are offered to accept() again after `delay`.
   void retry(const sc_core::sc_time& delay = sc_core::SC_ZERO_TIME);
-  bool waiting() const { return waiting_count_ > 0; }
 
  private:
   struct Response {
@@ -111,12 +111,12 @@ class AtTarget {
   unsigned transport_dbg(int port, tlm::tlm_generic_payload& gp);
   void send_responses();  // method: BEGIN_RESP for every due response of an unblocked port
   void accept_waiting();  // method: offers the waiting requests to accept() again
-  void complete(Port& p, tlm::tlm_generic_payload& gp);
+  void complete(tlm::tlm_generic_payload& gp);
   Port& port(int id);
 
   tlm_utils::multi_passthrough_target_socket<AtTarget> socket_;
   Hooks hooks_;
-  std::vector<Port> ports_;
+  std::deque<Port> ports_;  // grown on first use; a deque keeps references to earlier ports valid
   std::uint64_t seq_ = 0;
   int waiting_count_ = 0;
   sc_core::sc_event respond_event_, retry_event_;

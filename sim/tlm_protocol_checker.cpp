@@ -59,7 +59,6 @@ void TlmProtocolChecker::finish(tlm::tlm_generic_payload& gp) {
   if (in_request_ == &gp) in_request_ = nullptr;
   if (in_response_ == &gp) in_response_ = nullptr;
   open_.erase(&gp);
-  ++transactions_;
   ++total_;
 }
 

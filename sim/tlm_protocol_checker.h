@@ -24,8 +24,6 @@ class TlmProtocolChecker : public sc_core::sc_module {
   explicit TlmProtocolChecker(sc_core::sc_module_name name);
   tlm::tlm_target_socket<>& target_socket() { return target_; }
   tlm::tlm_initiator_socket<>& initiator_socket() { return initiator_; }
-  std::uint64_t transactions() const { return transactions_; }  // completed so far
-  std::size_t in_flight() const { return open_.size(); }
   // Transactions completed through every checker of this process (tests read it).
   static std::uint64_t checked_total() { return total_; }
 
@@ -51,7 +49,6 @@ class TlmProtocolChecker : public sc_core::sc_module {
   std::map<const tlm::tlm_generic_payload*, Open> open_;
   const tlm::tlm_generic_payload* in_request_ = nullptr;   // request phase not yet ended
   const tlm::tlm_generic_payload* in_response_ = nullptr;  // response phase not yet ended
-  std::uint64_t transactions_ = 0;
   static inline std::uint64_t total_ = 0;
 };
 
