@@ -134,8 +134,7 @@ void AtTarget::send_responses() {
     tlm::tlm_phase phase = tlm::BEGIN_RESP;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     const tlm::tlm_sync_enum status = socket_[id]->nb_transport_bw(*head.gp, phase, delay);
-    if (status == tlm::TLM_COMPLETED || (status == tlm::TLM_UPDATED && phase == tlm::END_RESP))
-      complete(*head.gp);
+    if (status == tlm::TLM_COMPLETED || (status == tlm::TLM_UPDATED && phase == tlm::END_RESP)) complete(*head.gp);
     else next->in_response = head.gp;
   }
 }
