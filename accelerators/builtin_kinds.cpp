@@ -1,6 +1,7 @@
 #include "accelerators/builtin_kinds.h"
 
 #include "accelerators/npu/register_kinds.h"
+#include "accelerators/package/register_kinds.h"
 #include "memory/register_kinds.h"
 #include "models/register_kinds.h"
 #include "workloads/register_kinds.h"
@@ -12,6 +13,7 @@ void register_builtin_kinds(Registry& registry) {
   register_memory_kinds(registry);
   register_workload_kinds(registry);
   register_npu_kinds(registry);
+  register_package_kinds(registry);
 }
 
 }  // namespace strata

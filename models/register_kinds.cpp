@@ -2,6 +2,7 @@
 
 #include "models/cube/cube_engine.h"
 #include "models/dma/dma_engine.h"
+#include "models/link/chip_link.h"
 #include "models/scratchpad/scratchpad.h"
 #include "models/systolic/systolic_array.h"
 #include "models/vector/vector_unit.h"
@@ -15,6 +16,7 @@ void register_model_kinds(Registry& r) {
   r.add_component<VectorUnit>();
   r.add_component<Scratchpad>();
   r.add_component<DmaEngine>();
+  r.add_component<ChipLink>();
 }
 
 }  // namespace strata

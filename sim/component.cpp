@@ -86,8 +86,10 @@ EnergyEvent& Component::energy_event(const std::string& event, double joules, co
   return *events_.back().second;
 }
 
-std::unique_ptr<Component> Component::build_child(const std::string& slot) {
-  return ctx_.registry().make_component(slot.c_str(), cfg_.child(slot), ctx_);
+std::unique_ptr<Component> Component::build_child(const std::string& slot) { return build_child(slot, slot); }
+
+std::unique_ptr<Component> Component::build_child(const std::string& slot, const std::string& instance) {
+  return ctx_.registry().make_component(instance.c_str(), cfg_.child(slot), ctx_);
 }
 
 void Component::finalize(const sc_core::sc_time&) {}

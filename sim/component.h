@@ -77,10 +77,12 @@ class Component : public sc_core::sc_module {
   // Builds the child in `slot` with the registry; call from the constructor so that SystemC
   // names it "<this>.<slot>".
   std::unique_ptr<Component> build_child(const std::string& slot);
+  // One of several children built from the same slot ("device0", "device1", ...).
+  std::unique_ptr<Component> build_child(const std::string& slot, const std::string& instance);
   // The same for a role slot whose kinds all derive from T (the slot's role guarantees it).
   template <class T>
-  std::unique_ptr<T> build_part(const std::string& slot) {
-    std::unique_ptr<Component> c = build_child(slot);
+  std::unique_ptr<T> build_part(const std::string& slot, const std::string& instance = "") {
+    std::unique_ptr<Component> c = build_child(slot, instance.empty() ? slot : instance);
     if (!dynamic_cast<T*>(c.get())) throw std::logic_error(std::string(name()) + "." + slot + ": wrong role kind");
     return std::unique_ptr<T>(static_cast<T*>(c.release()));
   }

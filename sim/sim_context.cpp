@@ -14,7 +14,13 @@ std::mt19937_64 SimContext::rng(const std::string& stream) const {
 }
 
 void SimContext::report(std::string key, std::string stat, std::string field, double scale) {
-  summary_.push_back(SummaryField{std::move(key), std::move(stat), std::move(field), scale});
+  SummaryField f{std::move(key), std::move(stat), std::move(field), scale};
+  for (SummaryField& old : summary_)
+    if (old.key == f.key) {
+      old = std::move(f);
+      return;
+    }
+  summary_.push_back(std::move(f));
 }
 
 void SimContext::fail(const InputError& e) {

@@ -65,7 +65,8 @@ class SimContext {
   // alive as long as the context.
   void keep(std::shared_ptr<void> object) { kept_.push_back(std::move(object)); }
 
-  // Declares a summary.json figure.
+  // Declares a summary.json figure. A later report of the same key replaces it in place (a
+  // package of devices reports its own latency_s over its devices').
   void report(std::string key, std::string stat, std::string field = "value", double scale = 1);
   const std::vector<SummaryField>& summary_fields() const { return summary_; }
 

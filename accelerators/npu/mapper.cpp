@@ -516,13 +516,21 @@ void Lowering::lower(const Operator& op, LoweredOp& l) {
     case OpKind::Copy: return data_movement(op, l);
     case OpKind::AllToAll:
     case OpKind::AllReduce:
-      if (op.dim("devices") > 1)
+    case OpKind::SendRecv: {
+      const bool between_devices = op.kind == OpKind::SendRecv || op.dim("devices") > 1;
+      if (between_devices && t_.external_collectives) {
+        l.external = true;
+        l.mapping = "between devices: timed by the package over its links";
+        return;
+      }
+      if (between_devices)
         throw InputError(SourceLoc{}, "",
-                         fmt::format("operator {} ({}) spans {} devices; an npu is one device (place the graph on one "
-                                     "device, or use a multi-device design)",
-                                     op.name, op_kind_name(op.kind), op.dim("devices")));
+                         fmt::format("operator {} ({}) moves data between devices; an npu is one device (place the "
+                                     "graph on one device, or run it on a package of devices)",
+                                     op.name, op_kind_name(op.kind)));
       l.mapping = "one device: nothing to exchange";
       return;
+    }
   }
 }
 

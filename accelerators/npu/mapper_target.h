@@ -21,6 +21,9 @@ struct MapperTarget {
   int buffers = 2;                              // tiles in flight per core (2: double buffering)
   double memory_bytes_per_cycle = 64;           // peak memory bandwidth in core cycles (shared)
   std::uint64_t accumulator_bytes = 4;          // bytes per partial sum kept in the scratchpad
+  // Inside a package (accelerators/package/): collectives and transfers between devices are
+  // left to the package, which times them over its links (LoweredOp::external).
+  bool external_collectives = false;
 };
 
 }  // namespace strata

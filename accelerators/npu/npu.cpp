@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "accelerators/npu/mapper.h"
-#include "accelerators/npu/npu_analytic.h"
 
 namespace strata {
 
@@ -17,6 +17,7 @@ KindSpec Npu::spec() {
   s.name = "npu";
   s.description = "multi-core NPU (matrix engine, vector unit, scratchpad, DMA per core; NoC; memory) running operator graphs";
   s.with_clock();
+  s.provides(kPackageDeviceRole);
   s.add(param::integer("cores", "identical cores; operators are split across them").def("1").range("1", "1024"));
   s.add(param::integer("buffers", "tiles in flight per core (2: double buffering, loads of the next tile overlap compute)")
             .def("2")
@@ -73,6 +74,7 @@ void Npu::load_graph(std::shared_ptr<const OpGraph> graph) {
   target.scratchpad_bytes = core.scratchpad().capacity();
   target.buffers = static_cast<int>(params().integer("buffers"));
   target.memory_bytes_per_cycle = memory_->peak_bandwidth() * clock().period().to_seconds();
+  target.external_collectives = host_ != nullptr;
   try {
     program_ = std::make_unique<NpuProgram>(map_graph(*graph_, target));
   } catch (const InputError& e) {
@@ -116,12 +118,30 @@ void Npu::set_peak_flops() {
 
 double Npu::evaluate_analytic() {
   if (!program_) return 0;
-  NpuParts parts;
-  for (auto& c : cores_) parts.cores.push_back(c.get());
-  parts.noc = noc_.get();
-  parts.memory = memory_;
-  parts.buffers = static_cast<int>(params().integer("buffers"));
-  const std::vector<double> ends = evaluate_npu_program(*program_, parts);
+  if (analytic_advance()) throw std::logic_error("npu: a collective outside a package");
+  return analytic_finish();
+}
+
+std::optional<PackageDevice::Reached> Npu::analytic_advance() {
+  if (!program_) return std::nullopt;
+  if (!evaluator_) {
+    NpuParts parts;
+    for (auto& c : cores_) parts.cores.push_back(c.get());
+    parts.noc = noc_.get();
+    parts.memory = memory_;
+    parts.buffers = static_cast<int>(params().integer("buffers"));
+    evaluator_ = std::make_unique<NpuProgramEvaluator>(*program_, parts);
+  }
+  const auto reached = evaluator_->advance();
+  if (!reached) return std::nullopt;
+  return Reached{program_->ops[reached->op].op, reached->at};
+}
+
+void Npu::analytic_complete(OpId op, double end) { evaluator_->complete(lowered_index(op), end); }
+
+double Npu::analytic_finish() {
+  if (!program_) return 0;
+  const std::vector<double> ends = evaluator_->finish();
   sc_core::sc_time last = sc_core::SC_ZERO_TIME;
   for (size_t i = 0; i < ends.size(); ++i) {
     ops_[i].cores_left = 0;
@@ -134,6 +154,25 @@ double Npu::evaluate_analytic() {
     context().timeline().span(op_track_, program_->ops[i].name, std::min(start_of(i), ops_[i].end), ops_[i].end);
   return last.to_seconds();
 }
+
+void Npu::join_package(CollectiveHost& host, int device) {
+  host_ = &host;
+  device_ = device;
+}
+
+std::size_t Npu::lowered_index(OpId op) const {
+  for (std::size_t i = 0; i < program_->ops.size(); ++i)
+    if (program_->ops[i].op == op) return i;
+  throw std::logic_error(fmt::format("{}: no operator {} in the program", name(), op));
+}
+
+double Npu::finished_at() const {
+  sc_core::sc_time last = sc_core::SC_ZERO_TIME;
+  for (const OpState& s : ops_) last = std::max(last, s.end);
+  return last.to_seconds();
+}
+
+void Npu::complete_collective(OpId op) { mark_done(lowered_index(op), sc_core::sc_time_stamp()); }
 
 std::optional<double> Npu::graph_progress() const {
   if (!program_ || program_->ops.empty()) return std::nullopt;
@@ -157,10 +196,18 @@ bool Npu::deps_done(int op) const {
 void Npu::core_finished(int op) {
   OpState& s = ops_[static_cast<size_t>(op)];
   if (--s.cores_left > 0) return;
+  const LoweredOp& l = program_->ops[static_cast<size_t>(op)];
+  // Every core has passed a collective: it ends when the package says so.
+  if (l.external) return host_->reached(device_, l.op);
+  mark_done(static_cast<size_t>(op), sc_core::sc_time_stamp());
+}
+
+void Npu::mark_done(std::size_t op, const sc_core::sc_time& end) {
+  OpState& s = ops_[op];
   s.done = true;
-  s.end = sc_core::sc_time_stamp();
+  s.end = end;
   ++done_ops_;
-  context().timeline().span(op_track_, program_->ops[static_cast<size_t>(op)].name, start_of(static_cast<size_t>(op)), s.end);
+  context().timeline().span(op_track_, program_->ops[op].name, start_of(op), s.end);
   op_done_event_.notify(sc_core::SC_ZERO_TIME);
 }
 

@@ -12,12 +12,17 @@
 //
 // Both fidelities: `sim.fidelity: analytic` evaluates the same program in closed form
 // (npu_analytic.h) and sets the same statistics.
+//
+// In a `package` (accelerators/package/) it is one device: collectives and transfers between
+// devices become operators the package times over its links (LoweredOp::external).
 #pragma once
 
 #include <memory>
 #include <vector>
 
+#include "accelerators/npu/npu_analytic.h"
 #include "accelerators/npu/npu_core.h"
+#include "accelerators/package/package_device.h"
 #include "models/noc/noc.h"
 #include "sim/analytic.h"
 #include "sim/ports.h"
@@ -25,7 +30,7 @@
 
 namespace strata {
 
-class Npu : public Component, public GraphTarget, public NpuSchedule, public AnalyticModel {
+class Npu : public Component, public PackageDevice, public NpuSchedule, public AnalyticModel {
  public:
   static KindSpec spec();
   Npu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
@@ -43,11 +48,24 @@ class Npu : public Component, public GraphTarget, public NpuSchedule, public Ana
   // AnalyticModel
   double evaluate_analytic() override;
 
+  // PackageDevice
+  void join_package(CollectiveHost& host, int device) override;
+  void complete_collective(OpId op) override;
+  std::optional<Reached> analytic_advance() override;
+  void analytic_complete(OpId op, double end) override;
+  double analytic_finish() override;
+  double finished_at() const override;
+  double mapping_candidates() const override { return candidates_.value(); }
+  double device_peak_flops() const override { return peak_flops_.value(); }
+  double device_peak_bandwidth() const override { return peak_bandwidth_.value(); }
+
   void finalize(const sc_core::sc_time& end) override;
 
  private:
   sc_core::sc_time start_of(size_t op) const;
   void set_peak_flops();
+  void mark_done(std::size_t op, const sc_core::sc_time& end);
+  std::size_t lowered_index(OpId op) const;
   struct OpState {
     int cores_left = 0;
     bool done = false;
@@ -63,6 +81,9 @@ class Npu : public Component, public GraphTarget, public NpuSchedule, public Ana
   std::size_t done_ops_ = 0;
   sc_core::sc_event op_done_event_;
   int op_track_ = 0;
+  CollectiveHost* host_ = nullptr;  // the package this device is in, if any
+  int device_ = 0;
+  std::unique_ptr<NpuProgramEvaluator> evaluator_;
   Scalar& latency_;
   Scalar& flops_;
   Scalar& candidates_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <stdexcept>
 
 namespace strata {
 namespace {
@@ -55,32 +56,24 @@ class Evaluator {
       s.footprints.assign(buffers_, 0);
       states_.push_back(std::move(s));
     }
-  }
-
-  std::vector<double> run() {
     end_.assign(program_.ops.size(), 0);
     paths_.resize(program_.ops.size());
-    for (std::size_t k = 0; k < program_.ops.size(); ++k) {
-      const LoweredOp& op = program_.ops[k];
-      paths_[k] = op_paths(op);
-      // The loader of every core goes ahead to the operator's first tile: once a buffer is free
-      // it queues the loads of data no earlier operator writes, then waits for the inputs while
-      // the stores of earlier operators drain.
-      for (std::size_t c = 0; c < states_.size(); ++c) {
-        CoreState& s = states_[c];
-        const auto& tiles = op.cores[c];
-        if (!tiles.empty()) {
-          s.loader = std::max(s.loader, freed(s));
-          drain_until(c, s.loader);
-          s.first_loaded = load(c, gather_loads(c, tiles.front(), false, paths_[k][c]), s.loader, paths_[k][c]);
-        }
-        drain_before(c, k);
-      }
-      // Every earlier operator has ended now.
-      double ready = 0;
-      for (int d : op.deps) ready = std::max(ready, end_[static_cast<std::size_t>(d)]);
-      for (std::size_t c = 0; c < states_.size(); ++c) run_core(c, k, ready);
+  }
+
+  // Evaluates operators in program order up to and including the next external one (a
+  // collective the package times); returns it with the time the device reached it, or nothing
+  // at the end of the program.
+  std::optional<NpuProgramEvaluator::Reached> advance() {
+    while (next_ < program_.ops.size()) {
+      const std::size_t k = next_++;
+      evaluate(k);
+      if (program_.ops[k].external) return NpuProgramEvaluator::Reached{k, end_[k]};
     }
+    return std::nullopt;
+  }
+  void complete(std::size_t k, double end) { end_[k] = end; }
+
+  std::vector<double> finish() {
     for (std::size_t c = 0; c < states_.size(); ++c) {
       drain_before(c, program_.ops.size());
       CoreState& s = states_[c];
@@ -91,6 +84,28 @@ class Evaluator {
   }
 
  private:
+  void evaluate(std::size_t k) {
+    const LoweredOp& op = program_.ops[k];
+    paths_[k] = op_paths(op);
+    // The loader of every core goes ahead to the operator's first tile: once a buffer is free
+    // it queues the loads of data no earlier operator writes, then waits for the inputs while
+    // the stores of earlier operators drain.
+    for (std::size_t c = 0; c < states_.size(); ++c) {
+      CoreState& s = states_[c];
+      const auto& tiles = op.cores[c];
+      if (!tiles.empty()) {
+        s.loader = std::max(s.loader, freed(s));
+        drain_until(c, s.loader);
+        s.first_loaded = load(c, gather_loads(c, tiles.front(), false, paths_[k][c]), s.loader, paths_[k][c]);
+      }
+      drain_before(c, k);
+    }
+    // Every earlier operator has ended now.
+    double ready = 0;
+    for (int d : op.deps) ready = std::max(ready, end_[static_cast<std::size_t>(d)]);
+    for (std::size_t c = 0; c < states_.size(); ++c) run_core(c, k, ready);
+  }
+
   // How each core reaches memory during `op`: the memory's sustained bandwidth shared by the
   // cores the operator runs on, or less where their NoC paths share a link.
   std::vector<Path> op_paths(const LoweredOp& op) const {
@@ -264,17 +279,33 @@ class Evaluator {
   }
 
   const NpuProgram& program_;
-  const NpuParts& parts_;
+  const NpuParts parts_;  // a copy: a stepping evaluator outlives its caller's
   std::size_t buffers_;
   std::vector<CoreState> states_;
   std::vector<std::vector<Path>> paths_;  // per operator, per core
   std::vector<double> end_;
+  std::size_t next_ = 0;  // the next operator to evaluate
 };
 
 }  // namespace
 
+struct NpuProgramEvaluator::Impl : Evaluator {
+  using Evaluator::Evaluator;
+};
+
+NpuProgramEvaluator::NpuProgramEvaluator(const NpuProgram& program, const NpuParts& parts)
+    : impl_(std::make_unique<Impl>(program, parts)) {}
+NpuProgramEvaluator::~NpuProgramEvaluator() = default;
+std::optional<NpuProgramEvaluator::Reached> NpuProgramEvaluator::advance() { return impl_->advance(); }
+void NpuProgramEvaluator::complete(std::size_t op, double end) { impl_->complete(op, end); }
+std::vector<double> NpuProgramEvaluator::finish() { return impl_->finish(); }
+
 std::vector<double> evaluate_npu_program(const NpuProgram& program, const NpuParts& parts) {
-  return Evaluator(program, parts).run();
+  NpuProgramEvaluator e(program, parts);
+  if (const auto reached = e.advance())
+    throw std::logic_error("evaluate_npu_program: operator " + program.ops[reached->op].name +
+                           " is external (evaluate it with NpuProgramEvaluator inside a package)");
+  return e.finish();
 }
 
 }  // namespace strata

@@ -32,6 +32,8 @@
 // operator's cores as interleaved streams) and, at finalize, refresh and standby.
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "accelerators/npu/npu_core.h"
@@ -49,6 +51,29 @@ struct NpuParts {
 };
 
 // Counts every block's events and returns each operator's end time in seconds (program order).
+// The program must have no external operators.
 std::vector<double> evaluate_npu_program(const NpuProgram& program, const NpuParts& parts);
+
+// The same evaluation in steps, for a device inside a package: it stops at every external
+// operator (a collective) until the package, which knows when every device reached it, says
+// when it ended.
+class NpuProgramEvaluator {
+ public:
+  NpuProgramEvaluator(const NpuProgram& program, const NpuParts& parts);
+  ~NpuProgramEvaluator();
+  struct Reached {
+    std::size_t op;  // index in the program
+    double at;       // s: when its inputs were there and the cores had passed what came before
+  };
+  // Evaluates up to and including the next external operator; nothing at the program's end.
+  std::optional<Reached> advance();
+  void complete(std::size_t op, double end);
+  // Accounts every block's events; each operator's end time in seconds.
+  std::vector<double> finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace strata

@@ -45,6 +45,9 @@ struct LoweredOp {
   std::uint64_t dram_bytes = 0;          // bytes its tiles move to and from memory
   double flops = 0;
   bool memory_bound = false;             // the plan's memory time exceeds its compute time
+  // A collective or transfer between devices: no tiles; it ends when the package that holds
+  // the device has timed it over its links (the cores pass it once its inputs are there).
+  bool external = false;
 };
 
 struct NpuProgram {

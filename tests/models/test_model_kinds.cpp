@@ -47,8 +47,8 @@ class TracedVectorUnit : public strata::VectorUnit {
 TEST(ModelKinds, ModelsRegistersItsBlocks) {
   strata::Registry r;
   strata::register_model_kinds(r);
-  EXPECT_EQ(r.names("component"),
-            (std::vector<std::string>{"cube_engine", "dma", "scratchpad", "systolic_array", "vector_unit"}));
+  EXPECT_EQ(r.names("component"), (std::vector<std::string>{"chip_link", "cube_engine", "dma", "scratchpad",
+                                                            "systolic_array", "vector_unit"}));
 }
 
 TEST(ModelKinds, NamingARoleSlotsDefaultKindChangesNoHash) {

@@ -112,9 +112,10 @@ TEST_F(ConfigTest, MissingRequiredKeys) {
   EXPECT_CONTAINS(error_of("name: t\nhardware: {kind: simple_memory}\n"), "missing required key 'workload'");
   EXPECT_CONTAINS(error_of("name: t\nhardware: {kind: simple_memory}\nworkload: {kind: memory_trace}\n"),
                   "workload: missing required key 'path'");
-  EXPECT_CONTAINS(error_of("name: t\nhardware: {latency: 5 ns}\nworkload: {kind: memory_trace, path: t.trace}\n"),
-                  "hardware: missing required key 'kind' (one of: cube_engine, dma, dram, npu, scratchpad, "
-                  "simple_memory, systolic_array, vector_unit)");
+  EXPECT_CONTAINS(
+      error_of("name: t\nhardware: {latency: 5 ns}\nworkload: {kind: memory_trace, path: t.trace}\n"),
+      "hardware: missing required key 'kind' (one of: chip_link, cube_engine, dma, dram, npu, package, scratchpad, "
+      "simple_memory, systolic_array, vector_unit)");
 }
 
 TEST_F(ConfigTest, UnknownKindAndMissingTrace) {

@@ -12,13 +12,19 @@ namespace {
 
 // Bytes a collective moves over links in total. All-to-all: each device keeps 1/devices of its
 // share, so (devices−1)/devices of the tensor crosses links. Ring all-reduce: every device
-// sends 2·(devices−1)/devices of its copy, so 2·(devices−1) copies' worth in total.
+// sends 2·(devices−1)/devices of its copy, so 2·(devices−1) copies' worth in total. A
+// point-to-point transfer moves its tensor once.
 double collective_bytes(const Operator& op, const Tensor& t) {
   const double d = static_cast<double>(op.dim("devices"));
   const double data = static_cast<double>(op.dim("elements")) * t.bytes_per_element();
   if (op.kind == OpKind::AllToAll) return data * (d - 1) / d;
   if (op.kind == OpKind::AllReduce) return 2 * data * (d - 1);
   return 0;
+}
+
+double transfer_bytes(const Operator& op, const Tensor& t) {
+  if (op.kind == OpKind::SendRecv) return static_cast<double>(op.dim("elements")) * t.bytes_per_element();
+  return collective_bytes(op, t);
 }
 
 std::string with_prefix(double v, const char* unit) {
@@ -63,8 +69,8 @@ GraphSummary summarize(const OpGraph& graph) {
     };
     for (size_t i = 0; i < op.inputs.size(); ++i) count(op.inputs[i], input_elements(op, i));
     for (size_t i = 0; i < op.outputs.size(); ++i) count(op.outputs[i], output_elements(op, i));
-    if (op.kind == OpKind::AllToAll || op.kind == OpKind::AllReduce)
-      s.network_bytes += collective_bytes(op, graph.tensor(op.inputs[0]));
+    if (op.kind == OpKind::AllToAll || op.kind == OpKind::AllReduce || op.kind == OpKind::SendRecv)
+      s.network_bytes += transfer_bytes(op, graph.tensor(op.inputs[0]));
   }
   return s;
 }

@@ -13,6 +13,8 @@ constexpr Access P = Access::Partial;
 
 std::vector<OpKindInfo> make_kinds() {
   using K = OpKind;
+  // One kind per entry, laid out as a table.
+  // clang-format off
   return {
       {K::Gemm, "gemm", "C[m,n] = A[m,k]·B[n,k]^T (+ bias[n])", {"m", "n", "k"}, {},
        {{"a", X}, {"b", X}, {"bias", X}}, {{"c", X}}, 1, "2·m·n·k"},
@@ -66,7 +68,12 @@ std::vector<OpKindInfo> make_kinds() {
        {"elements", "devices"}, {}, {{"x", X}}, {{"y", X}}, 0, "elements·(devices−1)"},
       {K::Copy, "copy", "plain data movement (KV-cache append, DMA); may write part of a larger tensor",
        {"elements"}, {}, {{"x", X}}, {{"y", P}}, 0, "0"},
+      {K::SendRecv, "send_recv",
+       "a tensor of `elements` elements sent from one device to another (pipeline stages); in a placed graph the "
+       "sender's and the receiver's copies of the operator name the same tensor",
+       {"elements"}, {}, {{"x", X}}, {{"y", X}}, 0, "0"},
   };
+  // clang-format on
 }
 
 std::int64_t dim_or(const Operator& op, const char* name, std::int64_t fallback) {
@@ -139,7 +146,8 @@ std::int64_t input_elements(const Operator& op, std::size_t i) {
     case OpKind::Relu:
     case OpKind::AllToAll:
     case OpKind::AllReduce:
-    case OpKind::Copy: return d("elements");
+    case OpKind::Copy:
+    case OpKind::SendRecv: return d("elements");
     case OpKind::Embedding: return d("tokens") * d("dim");
     case OpKind::Gather: return rows_or(op, "src_rows") * d("cols");
     case OpKind::TopK:
@@ -192,7 +200,8 @@ double op_flops(const Operator& op) {
     case OpKind::Embedding:
     case OpKind::Gather:
     case OpKind::AllToAll:
-    case OpKind::Copy: return 0;
+    case OpKind::Copy:
+    case OpKind::SendRecv: return 0;
   }
   throw std::logic_error("op_flops: unknown kind");
 }

@@ -39,7 +39,8 @@ enum class OpKind {
   Scatter,    // rows of width cols written to scattered places, optionally accumulated (MoE combine)
   AllToAll,   // collective over `devices` devices, `elements` per device
   AllReduce,
-  Copy,  // plain data movement (KV-cache append, DMA)
+  Copy,      // plain data movement (KV-cache append, DMA)
+  SendRecv,  // point-to-point transfer between two devices (pipeline stages)
 };
 
 // How an operand's accessed elements relate to its tensor's elements: Exact operands must match
