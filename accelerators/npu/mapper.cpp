@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "accelerators/npu/gemm_tiling.h"
+#include "accelerators/mapping/gemm_tiling.h"
 #include "sim/input_error.h"
 #include "sim/memory_budget.h"
 #include "sim/rounding.h"

@@ -2,7 +2,7 @@
 //
 //   gemm, gemv, batched_gemm   split across cores by output columns (N; by rows when N is too
 //                              narrow, by batch for batched), each core's part tiled by the
-//                              search of gemm_tiling.h; a GEMV is a GEMM with m = 1
+//                              search of accelerators/mapping/gemm_tiling.h; a GEMV is a GEMM with m = 1
 //   grouped_gemm (MoE experts) experts dealt to cores (largest first, to the least loaded), each
 //                              expert's GEMM tiled like a GEMM; experts without rows cost nothing
 //   attention                  split by (batch, KV head); keys and values stream through the
@@ -18,7 +18,7 @@
 // through memory.
 #pragma once
 
-#include "accelerators/npu/mapper_target.h"
+#include "accelerators/mapping/mapper_target.h"
 #include "accelerators/npu/npu_program.h"
 #include "workloads/opgraph/op_graph.h"
 

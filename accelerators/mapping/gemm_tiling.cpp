@@ -1,4 +1,4 @@
-#include "accelerators/npu/gemm_tiling.h"
+#include "accelerators/mapping/gemm_tiling.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // The mapper's GEMM tile search, on a systolic array's closed-form timing (no SystemC).
 #include <gtest/gtest.h>
 
-#include "accelerators/npu/gemm_tiling.h"
+#include "accelerators/mapping/gemm_tiling.h"
 #include "models/systolic/systolic_timing.h"
 #include "sim/input_error.h"
 

@@ -1,5 +1,8 @@
-// What the NPU mapper needs to know about the hardware it lowers onto, as plain values and
-// estimators (so the mapper and its tile search run, and are tested, without SystemC).
+// What a mapper needs to know about the hardware it lowers an OpGraph onto, as plain values and
+// estimators (so mappers and the tile search run, and are tested, without SystemC): identical
+// cores, each a matrix engine, a vector unit and a local scratchpad, sharing one memory. The NPU
+// fills it from its blocks; GPU SMs, GNN processing elements and chiplets describe themselves
+// the same way to reuse the GEMM tile search (gemm_tiling.h).
 #pragma once
 
 #include <cstdint>

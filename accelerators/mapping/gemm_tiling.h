@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string>
 
-#include "accelerators/npu/mapper_target.h"
+#include "accelerators/mapping/mapper_target.h"
 
 namespace strata {
 
