@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <stdexcept>
 
 namespace strata {
 namespace {
@@ -299,13 +298,5 @@ NpuProgramEvaluator::~NpuProgramEvaluator() = default;
 std::optional<NpuProgramEvaluator::Reached> NpuProgramEvaluator::advance() { return impl_->advance(); }
 void NpuProgramEvaluator::complete(std::size_t op, double end) { impl_->complete(op, end); }
 std::vector<double> NpuProgramEvaluator::finish() { return impl_->finish(); }
-
-std::vector<double> evaluate_npu_program(const NpuProgram& program, const NpuParts& parts) {
-  NpuProgramEvaluator e(program, parts);
-  if (const auto reached = e.advance())
-    throw std::logic_error("evaluate_npu_program: operator " + program.ops[reached->op].name +
-                           " is external (evaluate it with NpuProgramEvaluator inside a package)");
-  return e.finish();
-}
 
 }  // namespace strata

@@ -50,13 +50,10 @@ struct NpuParts {
   int buffers = 2;
 };
 
-// Counts every block's events and returns each operator's end time in seconds (program order).
-// The program must have no external operators.
-std::vector<double> evaluate_npu_program(const NpuProgram& program, const NpuParts& parts);
-
-// The same evaluation in steps, for a device inside a package: it stops at every external
-// operator (a collective) until the package, which knows when every device reached it, says
-// when it ended.
+// Evaluates the program in steps: it stops at every external operator (a collective, inside a
+// package) until the package, which knows when every device reached it, says when it ended; a
+// lone device's program has none. finish() counts every block's events and returns each
+// operator's end time in seconds (program order).
 class NpuProgramEvaluator {
  public:
   NpuProgramEvaluator(const NpuProgram& program, const NpuParts& parts);
