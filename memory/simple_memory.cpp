@@ -55,12 +55,7 @@ SimpleMemory::SimpleMemory(sc_core::sc_module_name name, const ValidatedNode& cf
 }
 
 TechTable::DramInterface SimpleMemory::dram_row() const {
-  const TechTable& table = tech();  // its own errors name the tech key
-  try {
-    return table.dram(params().string("standard"));
-  } catch (const InputError& e) {
-    throw InputError(params().where("standard"), config().path + ".standard", e.message());
-  }
+  return tech_row("standard", [](const TechTable& t, const std::string& name) { return t.dram(name); });
 }
 
 sc_core::sc_time SimpleMemory::schedule(const sc_core::sc_time& accepted, unsigned bytes) {

@@ -62,6 +62,18 @@ class Component : public sc_core::sc_module {
   static ParamSpec tech_param();
   // This component's technology table.
   const TechTable& tech() const;
+  // The table's row named by string parameter `key` (a DRAM standard, a link packaging):
+  // lookup(table, name). A name the table lacks is reported at `key` (the table's own errors
+  // name the tech key).
+  template <class Lookup>
+  auto tech_row(const std::string& key, Lookup lookup) const {
+    const TechTable& table = tech();
+    try {
+      return lookup(table, params().string(key));
+    } catch (const InputError& e) {
+      throw InputError(params().where(key), config().path + "." + key, e.message());
+    }
+  }
 
   EnergyEvent& energy_event(const std::string& event, double joules_per_event, const std::string& description);
   // Power drawn whenever the simulation runs besides leakage (DRAM standby, PLLs).

@@ -187,10 +187,11 @@ void Package::reached(int device, OpId op) {
   if (st.arrived++ == 0) st.first = now.to_seconds();
   st.last = now.to_seconds();
   if (st.arrived < static_cast<int>(placement_.collectives[static_cast<size_t>(c)].members.size())) return;
-  const double end = time_collective(c, now.to_seconds(), false);
-  const sc_core::sc_time delay = std::max(sc_core::SC_ZERO_TIME, sc_core::sc_time(end, sc_core::SC_SEC) - now);
-  due_.push({now + delay, c});
-  due_event_.notify(delay);
+  // The end in the kernel's resolution, never before now (sc_time cannot go negative).
+  const sc_core::sc_time end =
+      std::max(now, sc_core::sc_time(time_collective(c, now.to_seconds(), false), sc_core::SC_SEC));
+  due_.push({end, c});
+  due_event_.notify(end - now);
 }
 
 void Package::complete_due() {
@@ -203,10 +204,20 @@ void Package::complete_due() {
   }
 }
 
+std::optional<int> Package::ready_collective(const std::vector<std::optional<PackageDevice::Reached>>& waiting,
+                                             int device) const {
+  const int c = placement_.devices[static_cast<size_t>(device)].collective.at(waiting[static_cast<size_t>(device)]->op);
+  for (const auto& [member, op] : placement_.collectives[static_cast<size_t>(c)].ops) {
+    const auto& w = waiting[static_cast<size_t>(member)];
+    if (!w || w->op != op) return std::nullopt;
+  }
+  return c;
+}
+
 double Package::evaluate_analytic() {
   // Every device runs to its next collective; a collective all of whose members wait at it is
   // timed from the last arrival, and its members go on. Devices reach collectives in the order
-  // the placement emitted them, so some collective is always complete until every device ends.
+  // the placement emitted them, so some collective is complete until every device ends.
   std::vector<std::optional<PackageDevice::Reached>> waiting(devices_.size());
   for (size_t d = 0; d < devices_.size(); ++d) waiting[d] = devices_[d]->analytic_advance();
   for (;;) {
@@ -214,22 +225,16 @@ double Package::evaluate_analytic() {
     for (size_t d = 0; d < devices_.size(); ++d) {
       if (!waiting[d]) continue;
       any = true;
-      const int c = placement_.devices[d].collective.at(waiting[d]->op);
-      const PlacedCollective& pc = placement_.collectives[static_cast<size_t>(c)];
-      double first = waiting[d]->at, last = waiting[d]->at;
-      bool all = true;
-      for (const auto& [member, op] : pc.ops) {
-        const auto& w = waiting[static_cast<size_t>(member)];
-        if (!w || w->op != op) {
-          all = false;
-          break;
-        }
-        first = std::min(first, w->at);
-        last = std::max(last, w->at);
+      const std::optional<int> c = ready_collective(waiting, static_cast<int>(d));
+      if (!c) continue;
+      const PlacedCollective& pc = placement_.collectives[static_cast<size_t>(*c)];
+      CollectiveState& st = state_[static_cast<size_t>(*c)];
+      st = CollectiveState{static_cast<int>(pc.ops.size()), waiting[d]->at, waiting[d]->at};
+      for (const auto& member : pc.ops) {
+        st.first = std::min(st.first, waiting[static_cast<size_t>(member.first)]->at);
+        st.last = std::max(st.last, waiting[static_cast<size_t>(member.first)]->at);
       }
-      if (!all) continue;
-      state_[static_cast<size_t>(c)] = CollectiveState{static_cast<int>(pc.ops.size()), first, last};
-      const double end = time_collective(c, last, true);
+      const double end = time_collective(*c, st.last, true);
       for (const auto& [member, op] : pc.ops) {
         devices_[static_cast<size_t>(member)]->analytic_complete(op, end);
         waiting[static_cast<size_t>(member)] = devices_[static_cast<size_t>(member)]->analytic_advance();

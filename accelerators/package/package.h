@@ -61,6 +61,9 @@ class Package : public Component, public GraphTarget, public CollectiveHost, pub
     Scalar* wait;
   };
   double time_collective(int c, double start, bool idle);
+  // The collective `device` waits at, if every one of its members waits at it too.
+  std::optional<int> ready_collective(const std::vector<std::optional<PackageDevice::Reached>>& waiting,
+                                      int device) const;
   void complete_due();
   KindStats& kind_stats(CollectiveKind kind);
 

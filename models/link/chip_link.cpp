@@ -1,7 +1,5 @@
 #include "models/link/chip_link.h"
 
-#include "sim/input_error.h"
-
 namespace strata {
 
 KindSpec ChipLink::spec() {
@@ -31,16 +29,12 @@ ChipLink::ChipLink(sc_core::sc_module_name name, const ValidatedNode& cfg, SimCo
       transfers_(counter("transfers", "transfers", "transfers carried")),
       busy_(scalar("busy", "s", "time the link carried data")),
       bit_energy_(energy_event("bit", row().energy_j, "bits carried (technology table, links row)")) {
-  add_area("phy", row().area_mm2 * bandwidth_ * 1e-9, row().leakage_w);
+  const UnitCost cost = row();
+  add_area("phy", cost.area_mm2 * bandwidth_ * 1e-9, cost.leakage_w);
 }
 
-const UnitCost& ChipLink::row() const {
-  const TechTable& table = tech();  // its own errors name the tech key
-  try {
-    return table.link(params().string("packaging"));
-  } catch (const InputError& e) {
-    throw InputError(params().where("packaging"), config().path + ".packaging", e.message());
-  }
+UnitCost ChipLink::row() const {
+  return tech_row("packaging", [](const TechTable& t, const std::string& name) { return t.link(name); });
 }
 
 void ChipLink::carried(std::uint64_t bytes, double seconds) {

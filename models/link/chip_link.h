@@ -32,7 +32,7 @@ class ChipLink : public Component {
   void carried(std::uint64_t bytes, double seconds);
 
  private:
-  const UnitCost& row() const;
+  UnitCost row() const;
   double bandwidth_, latency_;
   Counter& bytes_;
   Counter& transfers_;
