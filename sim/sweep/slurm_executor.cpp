@@ -6,6 +6,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "sim/input_error.h"
 #include "sim/interrupt.h"
@@ -195,6 +196,17 @@ int run_sweep_task(const std::string& dir, int round, int task) {
       }
       const PointOutcome o = p.wait(&interrupt_flag());
       if (!o.interrupted) record_outcome(pdir, point, hash, o);
+      // A point stopped before its run began writing (still elaborating, or a wrapper not yet
+      // past its own start) ends without a marker of its own; it was preempted all the same, so
+      // the task leaves the marker the driver reads, and the point is not counted as lost.
+      std::error_code ec;
+      if (o.interrupted && !fs::exists(fs::path(pdir) / "interrupted.json", ec)) {
+        nlohmann::ordered_json marker;
+        marker["status"] = "interrupted";
+        marker["point"] = point;
+        marker["stage"] = "before the run began writing";
+        write_file_atomic((fs::path(pdir) / "interrupted.json").string(), marker.dump(2) + "\n");
+      }
       fmt::print("point {} ({}): {}\n", point, hash.substr(0, 16), o.ok ? "ok" : o.interrupted ? "interrupted" : "failed");
       break;
     }

@@ -63,6 +63,7 @@ class SweepSlurm : public ::testing::Test {
     }
     EXPECT_EQ(n, 6);
   }
+  void expect_preempted_point_runs_again(const std::string& when);
   TempDir dir;
   std::string cluster;
   bool started = false;
@@ -102,19 +103,19 @@ TEST_F(SweepSlurm, FailedPointsAreResubmittedInANewArray) {
 }
 
 // SIGTERM to a running array task (what Slurm sends on preemption or at its time limit): the
-// point it was running leaves interrupted.json, and the driver submits it again without using
-// up a retry (retries: 0 here, so only that path can finish the sweep).
-TEST_F(SweepSlurm, APreemptedTasksPointRunsAgainWithoutUsingARetry) {
+// point it was running is left with interrupted.json, and the driver submits it again without
+// using up a retry (retries: 0 here, so only that path can finish the sweep). `when` is what
+// the first point's wrapper waits for before the task is preempted; the wrapper also runs the
+// array task itself (`strata sweep-task`, its parent), which it leaves alone.
+void SweepSlurm::expect_preempted_point_runs_again(const std::string& when) {
   const std::string sweep = dir.write(
       "p.yaml", "extends: " + source_path("configs/experiments/dram-ddr4-stream.yaml") +
                     "\nname: pre\nworkload: {requests: 600000}\nsweep:\n  axes:\n    workload.max_outstanding: [128, 256]\n"
                     "  retries: 0\n  slurm: {poll: \"0.3 s\", points_per_task: 1}\n");
   const std::string marker = dir.file("preempted-once");
-  // The first point started gets its task preempted half a second in (the wrapper also runs
-  // the array task itself, `strata sweep-task`, which it leaves alone).
   const std::string wrap = dir.write("wrap.sh", "#!/bin/bash\n"
                                                 "if [ \"$1\" = run ] && [ ! -e " + marker + " ]; then touch " + marker +
-                                                "; (sleep 0.5; kill -TERM $PPID) & fi\n"
+                                                "\n  " + when + "\nfi\n"
                                                 "exec '" + std::string(STRATA_BINARY) + "' \"$@\"\n");
   fs::permissions(wrap, fs::perms::owner_all);
   ::setenv("STRATA_EXECUTABLE", wrap.c_str(), 1);
@@ -124,6 +125,19 @@ TEST_F(SweepSlurm, APreemptedTasksPointRunsAgainWithoutUsingARetry) {
   EXPECT_TRUE(fs::exists(marker));
   ASSERT_TRUE(fs::exists(dir.file("pre/slurm/round-1.tasks")));
   EXPECT_EQ(read_file(dir.file("pre/slurm/round-1.tasks")).find(' '), std::string::npos);
+}
+
+// Preempted while simulating: the run has begun writing (its staging directory in the point's
+// directory, the wrapper's $4, exists) and leaves its own marker.
+TEST_F(SweepSlurm, APreemptedTasksPointRunsAgainWithoutUsingARetry) {
+  expect_preempted_point_runs_again("(until compgen -G \"$4/.staging-*\" >/dev/null; do sleep 0.05; done; kill -TERM $PPID) &");
+}
+
+// Preempted before the run began writing (here the wrapper is still starting; in a real queue,
+// a large design still elaborating): the run ends at once and writes nothing, so the array task
+// leaves the marker; the point is not reported lost.
+TEST_F(SweepSlurm, APointPreemptedBeforeItsRunWritesRunsAgainToo) {
+  expect_preempted_point_runs_again("(sleep 0.3; kill -TERM $PPID) & sleep 30");
 }
 
 TEST_F(SweepSlurm, SubmitNoWritesTheBatchScriptForHandSubmissionAndCollect) {
