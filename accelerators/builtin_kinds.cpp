@@ -4,6 +4,7 @@
 #include "accelerators/package/register_kinds.h"
 #include "memory/register_kinds.h"
 #include "models/register_kinds.h"
+#include "rtl/register_kinds.h"
 #include "workloads/register_kinds.h"
 
 namespace strata {
@@ -14,6 +15,7 @@ void register_builtin_kinds(Registry& registry) {
   register_workload_kinds(registry);
   register_npu_kinds(registry);
   register_package_kinds(registry);
+  register_rtl_kinds(registry);
 }
 
 }  // namespace strata

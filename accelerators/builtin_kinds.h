@@ -1,6 +1,8 @@
-// Every kind Strata ships, registered into one registry. accelerators/ sits at the top of the
-// dependency order (sim < models < memory < accelerators), so this is where the registrations
-// of all folders meet; the `strata` executable and the tests that need real kinds call it.
+// Every kind Strata ships, registered into one registry, with the subcommands and `run`
+// importers the folders add (sim/cli_extension.h). accelerators/ and rtl/ sit at the top of the
+// dependency order (sim < models < memory < workloads < accelerators; models < rtl), so this is
+// where the registrations of all folders meet, in its own library (strata_builtin); the
+// `strata` executable and the tests that need real kinds call it.
 #pragma once
 
 namespace strata {

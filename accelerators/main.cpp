@@ -3,8 +3,6 @@
 #include <new>
 
 #include "accelerators/builtin_kinds.h"
-#include "accelerators/npu/scalesim_run.h"
-#include "rtl/rtl_check.h"
 #include "sim/cli.h"
 #include "sim/input_error.h"
 #include "sim/registry.h"
@@ -19,13 +17,7 @@ int main(int argc, char** argv) {
   try {
     strata::Registry registry;
     strata::register_builtin_kinds(registry);
-    strata::CliHooks hooks;
-    hooks.scalesim_experiment = strata::scalesim_experiment_yaml;
-    hooks.scalesim_reports = strata::write_scalesim_reports;
-    hooks.rtl_check = [&registry](const std::string& spec, const std::string& out, const std::string& backend) {
-      return strata::rtl_check(spec, out, backend, registry);
-    };
-    return strata::run_cli(argc, argv, registry, hooks);
+    return strata::run_cli(argc, argv, registry);
   } catch (const std::bad_alloc&) {
     std::fputs(strata::kOutOfMemoryLine, stderr);
     return strata::kExitBadInput;

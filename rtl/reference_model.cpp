@@ -213,7 +213,7 @@ class MacPeModel : public ReferenceModel {
 KindSpec systolic_spec() {
   KindSpec s;
   s.name = "systolic_array";
-  s.category = "section";
+  s.category = kReferenceModelCategory;
   s.description = "Strata's systolic array as one output-stationary rows x cols tile: streams a (a column of A per "
                   "beat, rows int8, last), b (a row of B, cols int8), c (a row of C per beat, cols int32, last); timing "
                   "from the systolic timing model";
@@ -226,7 +226,7 @@ KindSpec systolic_spec() {
 KindSpec mac_spec() {
   KindSpec s;
   s.name = "mac_pe";
-  s.category = "section";
+  s.category = kReferenceModelCategory;
   s.description = "an INT8 multiply-accumulate PE: stream in (a, b int8, last ends a dot product), stream out (int32)";
   return s;
 }
@@ -241,21 +241,13 @@ std::int64_t wrap_to(std::int64_t v, int bits, bool is_signed) {
   return static_cast<std::int64_t>(u);
 }
 
-const std::vector<const KindSpec*>& reference_model_kinds() {
-  static const KindSpec systolic = systolic_spec(), mac = mac_spec();
-  static const std::vector<const KindSpec*> kinds = {&systolic, &mac};
-  return kinds;
-}
-
-const KindSpec* find_reference_model(const std::string& kind) {
-  for (const KindSpec* k : reference_model_kinds())
-    if (k->name == kind) return k;
-  return nullptr;
-}
-
-std::unique_ptr<ReferenceModel> make_reference_model(const ValidatedNode& node) {
-  if (node.spec->name == "systolic_array") return std::make_unique<SystolicTileModel>(node.params);
-  return std::make_unique<MacPeModel>();
+void register_reference_models(Registry& registry) {
+  registry.add_kind<ReferenceModel>(systolic_spec(), [](const ValidatedNode& node) {
+    return std::unique_ptr<ReferenceModel>(std::make_unique<SystolicTileModel>(node.params));
+  });
+  registry.add_kind<ReferenceModel>(mac_spec(), [](const ValidatedNode&) {
+    return std::unique_ptr<ReferenceModel>(std::make_unique<MacPeModel>());
+  });
 }
 
 }  // namespace strata

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/registry.h"
 #include "sim/schema.h"
 
 namespace strata {
@@ -64,10 +65,10 @@ class ReferenceModel {
   virtual Stimulus generate(int transactions, int length, std::uint64_t seed, double bubbles, double stalls) const = 0;
 };
 
-// The model kinds (`model.kind` of an rtl-check file) and their parameters.
-const std::vector<const KindSpec*>& reference_model_kinds();
-const KindSpec* find_reference_model(const std::string& kind);
-std::unique_ptr<ReferenceModel> make_reference_model(const ValidatedNode& node);
+// The model kinds (`model.kind` of an rtl-check file), registered under this category:
+// `registry.make<ReferenceModel>(node)` makes one from its validated section.
+inline constexpr const char* kReferenceModelCategory = "reference_model";
+void register_reference_models(Registry& registry);
 
 // Element helpers shared by the models and the file formats.
 std::int64_t wrap_to(std::int64_t v, int bits, bool is_signed);

@@ -100,7 +100,7 @@ std::string ports_inc(const RtlSpec& spec, const std::map<std::string, VerilogPo
   }
   // The streams, in the model's order.
   s += "static std::vector<Stream> make_streams() {\n  std::vector<Stream> v;\n";
-  const auto model = make_reference_model(spec.model);
+  const ReferenceModel* model = spec.reference.get();
   for (const StreamDecl& d : model->streams()) {
     for (const StreamPorts& p : spec.streams) {
       if (p.stream != d.name) continue;

@@ -20,7 +20,7 @@ int rtl_check(const std::string& spec_path, const std::string& output, const std
   RtlSpec spec = load_rtl_spec(spec_path, registry);
   if (!backend.empty()) spec.backends = backend == "both" ? std::vector<std::string>{"systemc", "cpp"} : std::vector<std::string>{backend};
   const std::string dir = output.empty() ? (fs::path("results") / spec.name).string() : output;
-  const auto model = make_reference_model(spec.model);
+  const ReferenceModel* model = spec.reference.get();
   const std::vector<StreamDecl>& decls = model->streams();
   const Stimulus stimulus = spec.stimulus_file.empty()
                                 ? model->generate(spec.transactions, spec.length, spec.seed, spec.bubbles, spec.stalls)

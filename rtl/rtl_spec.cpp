@@ -73,17 +73,16 @@ RtlSpec load_rtl_spec(const std::string& path, const Registry& registry) {
   ConfigNode model = config_required(c, "model", "model");
   if (!model.is_map()) config_fail(model, "model", "expected a mapping with kind and parameters");
   const std::string kind = config_text(config_required(model, "kind", "model.kind"), "model.kind");
-  const KindSpec* spec = find_reference_model(kind);
+  const KindSpec* spec = registry.find(kReferenceModelCategory, kind);
   if (!spec) {
-    std::vector<std::string> names;
-    for (const KindSpec* k : reference_model_kinds()) names.push_back(k->name);
+    const std::vector<std::string> names = registry.names(kReferenceModelCategory);
     std::string msg = fmt::format("unknown reference model '{}' (models: {})", kind, fmt::join(names, ", "));
     if (auto best = closest_match(kind, names)) msg += fmt::format("; did you mean '{}'?", *best);
     config_fail(*model.find("kind"), "model.kind", msg);
   }
-  model.erase("kind");
   s.model = validate(model, *spec, "model", registry);
-  const auto ref = make_reference_model(s.model);
+  s.reference = registry.make<ReferenceModel>(s.model);
+  const ReferenceModel* ref = s.reference.get();
 
   const ConfigNode& streams = config_required(c, "streams", "streams");
   if (!streams.is_map()) config_fail(streams, "streams", "expected a mapping of the model's streams to ports");

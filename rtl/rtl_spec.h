@@ -31,12 +31,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "sim/schema.h"
 
 namespace strata {
+
+class ReferenceModel;
 
 struct StreamPorts {
   std::string stream;  // model stream name
@@ -56,6 +59,7 @@ struct RtlSpec {
   bool reset_active_low = true;
   int reset_cycles = 4;
   ValidatedNode model;
+  std::shared_ptr<const ReferenceModel> reference;  // made from `model`
   std::vector<StreamPorts> streams;
   SourceLoc streams_loc;
   // stimulus

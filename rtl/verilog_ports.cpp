@@ -85,7 +85,7 @@ void check_port_map(const RtlSpec& spec, const std::map<std::string, VerilogPort
   const ConfigNode* rtl = spec.config.find("rtl");
   port(spec.clock, true, 1, rtl->find("clock")->loc(), "rtl.clock");
   port(spec.reset, true, 1, rtl->find("reset")->find("port")->loc(), "rtl.reset.port");
-  const auto model = make_reference_model(spec.model);
+  const ReferenceModel* model = spec.reference.get();
   for (const StreamPorts& s : spec.streams) {
     const std::string key = "streams." + s.stream;
     const SourceLoc loc = s.loc.line ? s.loc : spec.streams_loc;

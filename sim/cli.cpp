@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "sim/cli_extension.h"
 #include "sim/config_loader.h"
 #include "sim/experiment.h"
 #include "sim/input_error.h"
@@ -77,34 +78,68 @@ int cmd_run(const std::string& experiment, const std::vector<std::string>& sets,
   return 0;
 }
 
-// SCALE-Sim's files: the generated experiment is resolved in memory (its errors name the
-// SCALE-Sim config; the topology's name the CSV), run like any experiment, and SCALE-Sim's
-// reports and the generated experiment join its result before it is committed.
-int cmd_run_scalesim(const std::string& cfg, const std::string& topology, const std::string& output,
-                     const std::vector<std::string>& sets, bool quiet, const CliHooks& hooks,
-                     const Registry& registry) {
-  if (cfg.empty() || topology.empty())
-    throw InputError(SourceLoc{"strata run"}, cfg.empty() ? "--scalesim-config" : "--scalesim-topology",
-                     "--scalesim-config and --scalesim-topology go together");
-  const std::string yaml = hooks.scalesim_experiment(cfg, topology);
-  ConfigNode config = ConfigNode::parse(yaml, cfg);
-  config.relocate(SourceLoc{cfg});
+// A peer's files (sim/cli_extension.h): the generated experiment is resolved in memory (its
+// errors name the importer's first file), run like any experiment, and the importer's files and
+// the generated experiment join its result before it is committed.
+int cmd_run_imported(const RunImporter& importer, const std::vector<std::string>& values, const std::string& output,
+                     const std::vector<std::string>& sets, bool quiet, const Registry& registry) {
+  const std::string& source = values.front();
+  const std::string yaml = importer.experiment(values);
+  ConfigNode config = ConfigNode::parse(yaml, source);
+  config.relocate(SourceLoc{source});
   for (const auto& o : sets) apply_override(config, o);
-  const ResolvedExperiment exp = resolve_experiment_config(std::move(config), cfg, registry);
+  const ResolvedExperiment exp = resolve_experiment_config(std::move(config), source, registry);
   RunOptions options;
   if (!output.empty()) options.output_dir = output;
   options.progress = ProgressMode::Off;
   options.interrupt = &interrupt_flag();
   options.extra_files = [&](const ResultDir& out) {
-    hooks.scalesim_reports(cfg, topology, out.staged(""));
-    write_file_atomic(out.staged("scalesim_experiment.yaml"), yaml);
+    importer.extra_files(values, out.staged(""));
+    write_file_atomic(out.staged(importer.name + "_experiment.yaml"), yaml);
   };
   const RunResult r = run_experiment(exp, registry, options);
   if (r.interrupted) return report_interrupted(r);
-  if (!quiet) fmt::print("{} ({}): {}; SCALE-Sim reports written\n", exp.name, exp.hash.substr(0, 16),
-                         r.summary["status"].get<std::string>());
+  if (!quiet)
+    fmt::print("{} ({}): {}; {}\n", exp.name, exp.hash.substr(0, 16), r.summary["status"].get<std::string>(),
+               importer.written);
   fmt::print("results: {}\n", r.dir);
   return 0;
+}
+
+// Which importer `strata run`'s options chose, if any, checked: all of its options or none, and
+// not with an experiment file.
+const RunImporter* chosen_importer(const Registry& registry, const std::vector<std::vector<std::string>>& values,
+                                   const std::string& experiment) {
+  const RunImporter* chosen = nullptr;
+  for (size_t i = 0; i < registry.run_importers().size() && !chosen; ++i) {
+    const RunImporter& imp = registry.run_importers()[i];
+    std::vector<std::string> flags;
+    const std::string* missing = nullptr;
+    bool any = false;
+    for (size_t k = 0; k < imp.options.size(); ++k) {
+      flags.push_back(imp.options[k].flag);
+      if (!values[i][k].empty()) any = true;
+      else if (!missing) missing = &imp.options[k].flag;
+    }
+    if (!any) continue;
+    if (missing)
+      throw InputError(SourceLoc{"strata run"}, *missing, fmt::format("{} go together", fmt::join(flags, " and ")));
+    if (!experiment.empty())
+      throw InputError(SourceLoc{"strata run"}, "experiment",
+                       fmt::format("give an experiment file or {} files, not both", imp.label));
+    chosen = &imp;
+  }
+  return chosen;
+}
+
+std::string importer_alternatives(const Registry& registry) {
+  std::vector<std::string> alternatives;
+  for (const RunImporter& imp : registry.run_importers()) {
+    std::vector<std::string> flags;
+    for (const auto& o : imp.options) flags.push_back(o.flag);
+    alternatives.push_back(fmt::format("{}", fmt::join(flags, " and ")));
+  }
+  return alternatives.empty() ? "" : fmt::format(" (or {})", fmt::join(alternatives, ", or "));
 }
 
 int cmd_config(const std::string& experiment, const std::vector<std::string>& sets, bool hash_only,
@@ -211,7 +246,7 @@ int cmd_report(const std::string& dir, const std::string& format) {
 
 }  // namespace
 
-int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hooks) {
+int run_cli(int argc, char** argv, const Registry& registry) {
   CLI::App app{"Strata: a cycle-level, event-driven simulator and design-space explorer for AI hardware", "strata"};
   app.require_subcommand(0, 1);
   bool version = false;
@@ -222,12 +257,13 @@ int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hoo
   bool timeline = false, progress_on = false, progress_off = false, quiet = false, hash_only = false;
 
   CLI::App* run = app.add_subcommand("run", "run one experiment and write its result directory");
-  std::string scalesim_config, scalesim_topology;
   run->add_option("experiment", experiment, "experiment file (YAML)");
-  run->add_option("--scalesim-config", scalesim_config,
-                  "run SCALE-Sim's files instead: its config (.cfg); writes its three reports into the result "
-                  "directory as well");
-  run->add_option("--scalesim-topology", scalesim_topology, "with --scalesim-config: its topology CSV (conv or GEMM form)");
+  std::vector<std::vector<std::string>> imported;  // per importer, per option
+  for (const RunImporter& imp : registry.run_importers()) {
+    imported.emplace_back(imp.options.size());
+    for (size_t k = 0; k < imp.options.size(); ++k)
+      run->add_option(imp.options[k].flag, imported.back()[k], imp.options[k].help);
+  }
   run->add_option("-o,--output", output, "result directory (default results/<name>/<config-hash>/)");
   run->add_option("--set", sets, "override a config key: --set hardware.latency=\"40 ns\" (repeatable)");
   run->add_flag("--timeline", timeline, "also write timeline.json (Chrome trace format, for Perfetto)");
@@ -276,12 +312,11 @@ int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hoo
   sweep_task->add_option("--round", task_round, "round")->required();
   sweep_task->add_option("--task", task_index, "array task index")->required();
 
-  std::string rtl_spec, rtl_output, rtl_backend;
-  CLI::App* rtl = app.add_subcommand("rtl-check", "co-simulate Verilog (Verilator) against a Strata reference model");
-  rtl->add_option("spec", rtl_spec, "rtl-check file (YAML)")->required();
-  rtl->add_option("-o,--output", rtl_output, "result directory (default results/<name>/)");
-  rtl->add_option("--backend", rtl_backend, "systemc, cpp or both (default: the file's backend)")
-      ->check(CLI::IsMember({"systemc", "cpp", "both"}));
+  std::vector<std::pair<CLI::App*, std::function<int()>>> registered;
+  for (const CliCommand& c : registry.commands()) {
+    CLI::App* sub = app.add_subcommand(c.name, c.description);
+    registered.emplace_back(sub, c.define(*sub, registry));
+  }
 
   std::string plot_kind;
   CLI::App* plot = app.add_subcommand("plot", "paper figures from a sweep: pareto, breakdown, roofline, heatmap, line");
@@ -335,13 +370,14 @@ int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hoo
   try {
     install_interrupt_handlers();
     init_systemc();
-    if (run->parsed() && (!scalesim_config.empty() || !scalesim_topology.empty())) {
-      if (!experiment.empty())
-        throw InputError(SourceLoc{"strata run"}, "experiment", "give an experiment file or SCALE-Sim files, not both");
-      return cmd_run_scalesim(scalesim_config, scalesim_topology, output, sets, quiet, hooks, registry);
+    if (run->parsed()) {
+      if (const RunImporter* imp = chosen_importer(registry, imported, experiment))
+        return cmd_run_imported(*imp, imported[static_cast<size_t>(imp - registry.run_importers().data())], output,
+                                sets, quiet, registry);
+      if (experiment.empty())
+        throw InputError(SourceLoc{"strata run"}, "experiment",
+                         fmt::format("an experiment file{} is required", importer_alternatives(registry)));
     }
-    if (run->parsed() && experiment.empty())
-      throw InputError(SourceLoc{"strata run"}, "experiment", "an experiment file (or --scalesim-config and --scalesim-topology) is required");
     if (run->parsed())
       return cmd_run(experiment, sets, output, timeline, progress_on, progress_off, quiet, expect_hash, registry);
     if (sweep->parsed()) {
@@ -365,7 +401,8 @@ int run_cli(int argc, char** argv, const Registry& registry, const CliHooks& hoo
     if (collect->parsed()) return collect_sweep(collect_dir);
     if (sweep_task->parsed()) return run_sweep_task(task_dir, task_round, task_index);
     if (plot->parsed()) return cmd_plot(plot_kind, plot->remaining());
-    if (rtl->parsed()) return hooks.rtl_check(rtl_spec, rtl_output, rtl_backend);
+    for (const auto& [sub, command] : registered)
+      if (sub->parsed()) return command();
     if (config->parsed()) return cmd_config(experiment, sets, hash_only, registry);
     if (list->parsed()) return cmd_list(kind, registry);
     if (report->parsed()) return cmd_report(report_dir, report_format);

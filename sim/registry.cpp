@@ -4,10 +4,26 @@
 
 #include <fmt/format.h>
 
+#include "sim/cli_extension.h"
 #include "sim/component.h"
 #include "sim/workload.h"
 
 namespace strata {
+
+Registry::Registry()
+    : commands_(std::make_shared<std::vector<CliCommand>>()), importers_(std::make_shared<std::vector<RunImporter>>()) {}
+
+void Registry::add_command(CliCommand command) {
+  for (const CliCommand& c : *commands_)
+    if (c.name == command.name) throw std::logic_error("command registered twice: " + command.name);
+  commands_->push_back(std::move(command));
+}
+
+void Registry::add_run_importer(RunImporter importer) { importers_->push_back(std::move(importer)); }
+
+const Registry::Entry& Registry::entry(const std::string& category, const std::string& name) const {
+  return entries_.at(category).at(name);
+}
 
 void Registry::add(KindSpec spec, Entry entry) {
   auto& category = entries_[spec.category];
@@ -54,13 +70,11 @@ std::vector<const KindSpec*> Registry::kinds(const std::string& category) const 
 }
 
 std::unique_ptr<Component> Registry::make_component(const char* name, const ValidatedNode& cfg, SimContext& ctx) const {
-  const auto& entry = entries_.at("component").at(cfg.spec->name);
-  return entry.component(name, cfg, ctx);
+  return entry("component", cfg.spec->name).component(name, cfg, ctx);
 }
 
 std::unique_ptr<Workload> Registry::make_workload(const ValidatedNode& cfg, SimContext& ctx) const {
-  const auto& entry = entries_.at("workload").at(cfg.spec->name);
-  return entry.workload(cfg, ctx);
+  return entry("workload", cfg.spec->name).workload(cfg, ctx);
 }
 
 namespace {

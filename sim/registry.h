@@ -2,8 +2,12 @@
 // factory with one line (`registry.add_component<SimpleMemory>()`), and `strata list` prints
 // what is registered. Kinds are registered explicitly per folder (see each folder's
 // register_kinds.cpp) rather than by static initialisers, which static libraries would drop.
+// Kinds of categories sim/ does not know (rtl/'s reference models) register a factory of a
+// base class their folder names (`add_kind<ReferenceModel>`), and the folders above sim/ add
+// the `strata` subcommands and `strata run` importers they own (sim/cli_extension.h).
 #pragma once
 
+#include <any>
 #include <functional>
 #include <map>
 #include <memory>
@@ -17,9 +21,12 @@ namespace strata {
 class Component;
 class Workload;
 class SimContext;
+struct CliCommand;
+struct RunImporter;
 
 class Registry {
  public:
+  Registry();
   using ComponentFactory =
       std::function<std::unique_ptr<Component>(const char* name, const ValidatedNode&, SimContext&)>;
   using WorkloadFactory = std::function<std::unique_ptr<Workload>(const ValidatedNode&, SimContext&)>;
@@ -42,6 +49,26 @@ class Registry {
   void add_component(KindSpec spec, ComponentFactory factory);
   void add_workload(KindSpec spec, WorkloadFactory factory);
 
+  // A kind of another category (spec.category), made as a `Base` from its validated node.
+  template <class Base>
+  using Factory = std::function<std::unique_ptr<Base>(const ValidatedNode&)>;
+  template <class Base>
+  void add_kind(KindSpec spec, Factory<Base> factory) {
+    Entry e;
+    e.other = std::move(factory);
+    add(std::move(spec), std::move(e));
+  }
+  template <class Base>
+  std::unique_ptr<Base> make(const ValidatedNode& node) const {
+    return std::any_cast<const Factory<Base>&>(entry(node.spec->category, node.spec->name).other)(node);
+  }
+
+  // `strata` subcommands and `strata run` importers, in the order they were added.
+  void add_command(CliCommand command);
+  void add_run_importer(RunImporter importer);
+  const std::vector<CliCommand>& commands() const { return *commands_; }
+  const std::vector<RunImporter>& run_importers() const { return *importers_; }
+
   const KindSpec* find(const std::string& category, const std::string& name) const;
   // Kind names of a category, sorted.
   std::vector<std::string> names(const std::string& category) const;
@@ -55,9 +82,14 @@ class Registry {
     std::unique_ptr<KindSpec> spec;  // stable address: ValidatedNode points at it
     ComponentFactory component;
     WorkloadFactory workload;
+    std::any other;  // Factory<Base> of add_kind
   };
   void add(KindSpec spec, Entry entry);
+  const Entry& entry(const std::string& category, const std::string& name) const;
   std::map<std::string, std::map<std::string, Entry>> entries_;  // category -> name -> entry
+  // Behind pointers so that this header need not define them (sim/cli_extension.h does).
+  std::shared_ptr<std::vector<CliCommand>> commands_;
+  std::shared_ptr<std::vector<RunImporter>> importers_;
 };
 
 // Human-readable description of a kind and its parameters, as `strata list KIND` prints it.

@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
+
 #include "accelerators/builtin_kinds.h"
+#include "sim/cli.h"
+#include "sim/cli_extension.h"
 #include "sim/component.h"
 #include "sim/registry.h"
 
@@ -97,6 +101,80 @@ TEST(Registry, RoleMismatchIsAnInputError) {
               std::string::npos)
         << e.what();
   }
+}
+
+namespace {
+
+// A kind of a category sim/ does not know, as rtl/'s reference models are.
+struct Gadget {
+  virtual ~Gadget() = default;
+  virtual int width() const = 0;
+};
+struct WideGadget : Gadget {
+  explicit WideGadget(int w) : w(w) {}
+  int width() const override { return w; }
+  int w;
+};
+
+int run_cli(const strata::Registry& r, std::vector<std::string> args) {
+  args.insert(args.begin(), "strata");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return strata::run_cli(static_cast<int>(argv.size()), argv.data(), r);
+}
+
+}  // namespace
+
+TEST(Registry, MakesKindsOfOtherCategoriesThroughTheirBase) {
+  strata::Registry r;
+  strata::KindSpec spec;
+  spec.name = "wide";
+  spec.category = "gadget";
+  spec.description = "a gadget";
+  spec.add(strata::param::integer("width", "bits").def("8"));
+  r.add_kind<Gadget>(spec, [](const strata::ValidatedNode& n) {
+    return std::unique_ptr<Gadget>(std::make_unique<WideGadget>(static_cast<int>(n.params.integer("width"))));
+  });
+  EXPECT_EQ(r.names("gadget"), std::vector<std::string>{"wide"});
+  strata::ConfigNode node = strata::ConfigNode::parse("kind: wide\nwidth: 12\n", "inline");
+  const strata::ValidatedNode v = strata::validate(node, *r.find("gadget", "wide"), "gadget", r);
+  EXPECT_EQ(r.make<Gadget>(v)->width(), 12);
+}
+
+TEST(Registry, RegisteredCommandsAndRunImportersReachTheCli) {
+  strata::Registry r;
+  std::string seen;
+  strata::CliCommand c;
+  c.name = "frob";
+  c.description = "frobnicate";
+  c.define = [&seen](CLI::App& app, const strata::Registry&) {
+    auto arg = std::make_shared<std::string>();
+    app.add_option("what", *arg)->required();
+    return [arg, &seen] {
+      seen = *arg;
+      return 7;
+    };
+  };
+  r.add_command(c);
+  EXPECT_THROW(r.add_command(c), std::logic_error);
+  strata::RunImporter imp;
+  imp.name = "peer";
+  imp.label = "Peer";
+  imp.options = {{"--peer-a", "a"}, {"--peer-b", "b"}};
+  imp.experiment = [](const std::vector<std::string>&) -> std::string { throw std::logic_error("not reached"); };
+  r.add_run_importer(imp);
+
+  EXPECT_EQ(run_cli(r, {"frob", "knobs"}), 7);
+  EXPECT_EQ(seen, "knobs");
+  // An importer's options go together, and not with an experiment file (exit 2 before it runs).
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run_cli(r, {"run", "--peer-a", "x"}), 2);
+  EXPECT_EQ(run_cli(r, {"run", "e.yaml", "--peer-a", "x", "--peer-b", "y"}), 2);
+  EXPECT_EQ(run_cli(r, {"run"}), 2);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("--peer-b: --peer-a and --peer-b go together"), std::string::npos) << err;
+  EXPECT_NE(err.find("give an experiment file or Peer files, not both"), std::string::npos) << err;
+  EXPECT_NE(err.find("an experiment file (or --peer-a and --peer-b) is required"), std::string::npos) << err;
 }
 
 TEST(SimContext, SeededRandomStreamsAreReproducibleAndIndependent) {
