@@ -9,45 +9,17 @@
 namespace strata {
 
 ParamSpec rates_param(const std::string& default_text) {
-  return param::list("rates",
-                     "MACs per PE per cycle of each number format relative to the base format, as format=rate "
-                     "(INT4 at 2 packs two products per PE; FP16 at 0.5 takes two cycles per MAC); formats not "
-                     "listed cannot run on this unit")
+  return param::format_rates("rates",
+                             "MACs per PE per cycle of each number format relative to the base format, as format=rate "
+                             "(INT4 at 2 packs two products per PE; FP16 at 0.5 takes two cycles per MAC); formats not "
+                             "listed cannot run on this unit")
       .def(default_text);
 }
-
-namespace {
-
-std::map<std::string, double> parse_rates(const Params& params, const std::string& path) {
-  std::map<std::string, double> rates;
-  const ParamValue& v = params.value("rates");
-  for (size_t i = 0; i < v.items.size(); ++i) {
-    const std::string& item = v.items[i];
-    const SourceLoc& loc = i < v.item_locs.size() ? v.item_locs[i] : v.loc;
-    const std::string key = fmt::format("{}.rates[{}]", path, i);
-    const auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw InputError(loc, key, fmt::format("'{}' is not format=rate (e.g. int8=1)", item));
-    double r = 0;
-    try {
-      size_t used = 0;
-      r = std::stod(item.substr(eq + 1), &used);
-      if (used != item.size() - eq - 1) throw std::invalid_argument(item);
-    } catch (const std::exception&) {
-      throw InputError(loc, key, fmt::format("rate '{}' is not a number", item.substr(eq + 1)));
-    }
-    if (!(r > 0) || r > 64) throw InputError(loc, key, fmt::format("rate {} is outside (0, 64]", r));
-    rates[item.substr(0, eq)] = r;
-  }
-  return rates;
-}
-
-}  // namespace
 
 MatrixEngine::MatrixEngine(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, double base_lanes)
     : Component(name, cfg, ctx),
       base_lanes_(base_lanes),
-      rates_(parse_rates(params(), config().path)),
+      rates_(params().format_rates("rates")),
       tiles_(counter("tiles", "tiles", "tiles run")),
       folds_(counter("folds", "folds", "passes of the unit's fixed mapping (array folds, cube block products)")),
       macs_(counter("macs", "MACs", "useful multiply-accumulates")),

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <xxhash.h>
 
+#include "sim/number_format.h"
 #include "sim/registry.h"
 #include "sim/text.h"
 
@@ -55,6 +56,7 @@ ParamSpec real(std::string name, std::string d) { return make(std::move(name), P
 ParamSpec string(std::string name, std::string d) { return make(std::move(name), ParamType::String, std::move(d)); }
 ParamSpec path(std::string name, std::string d) { return make(std::move(name), ParamType::Path, std::move(d)); }
 ParamSpec list(std::string name, std::string d) { return make(std::move(name), ParamType::List, std::move(d)); }
+ParamSpec format_rates(std::string name, std::string d) { return list(std::move(name), std::move(d)).of(ParamType::FormatRate); }
 ParamSpec choice(std::string name, std::vector<std::string> choices, std::string d) {
   ParamSpec p = make(std::move(name), ParamType::Enum, std::move(d));
   p.choices = std::move(choices);
@@ -132,6 +134,7 @@ std::string ParamSpec::type_label() const {
         item.type = ParamType::Enum;
         return "list of " + item.type_label();
       }
+      if (item_type == ParamType::FormatRate) return "list of format=rate";
       return item_type == ParamType::Int ? "list of int" : "list of float";
     case ParamType::Quantity: return family_name(family);
     case ParamType::Enum: {
@@ -190,6 +193,11 @@ double Params::real(const std::string& n) const { return get(n, ParamType::Float
 double Params::quantity(const std::string& n) const { return get(n, ParamType::Quantity).number; }
 const std::string& Params::path(const std::string& n) const { return get(n, ParamType::Path).text; }
 const std::vector<std::string>& Params::list(const std::string& n) const { return get(n, ParamType::List).items; }
+const std::map<std::string, double>& Params::format_rates(const std::string& n) const {
+  const ParamValue& v = get(n, ParamType::List);
+  if (v.spec->item_type != ParamType::FormatRate) throw std::logic_error("parameter '" + n + "' is not a list of format=rate");
+  return v.format_rates;
+}
 const std::vector<std::int64_t>& Params::integers(const std::string& n) const {
   const ParamValue& v = get(n, ParamType::List);
   if (v.spec->item_type != ParamType::Int) throw std::logic_error("parameter '" + n + "' is not a list of int");
@@ -276,6 +284,8 @@ ParamValue parse_value(const ParamSpec& spec, const ConfigNode& node, const std:
             parse_value(item, ConfigNode::scalar(v.items[i], v.item_locs[i]), fmt::format("{}[{}]", key, i));
         v.item_integers.push_back(iv.integer);
         v.item_numbers.push_back(iv.number);
+        if (spec.item_type == ParamType::FormatRate && !v.format_rates.emplace(iv.text, iv.number).second)
+          throw InputError(v.item_locs[i], fmt::format("{}[{}]", key, i), fmt::format("format '{}' is given twice", iv.text));
       }
     }
     return v;
@@ -325,6 +335,25 @@ ParamValue parse_value(const ParamSpec& spec, const ConfigNode& node, const std:
       break;
     }
     case ParamType::List: break;  // handled above
+    case ParamType::FormatRate: {
+      const auto eq = s.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw InputError(node.loc(), key, fmt::format("'{}' is not format=rate (e.g. int8=1)", s));
+      const std::string name(trim(std::string_view(s).substr(0, eq)));
+      const NumberFormat* f = find_number_format(name);
+      if (!f) {
+        std::string msg = fmt::format("unknown number format '{}'", name);
+        if (auto best = closest_match(lower(name), number_format_names())) msg += fmt::format(" (did you mean '{}'?)", *best);
+        throw InputError(node.loc(), key, msg);
+      }
+      const std::string_view rate = trim(std::string_view(s).substr(eq + 1));
+      auto [ptr, ec] = std::from_chars(rate.data(), rate.data() + rate.size(), v.number);
+      if (ec != std::errc() || ptr != rate.data() + rate.size() || rate.empty())
+        throw InputError(node.loc(), key, fmt::format("rate '{}' is not a number", rate));
+      if (!(v.number > 0) || v.number > 64) throw InputError(node.loc(), key, fmt::format("rate {} is outside (0, 64]", v.number));
+      v.text = f->name;
+      break;
+    }
     case ParamType::Path: {
       // An empty default means "no file" for optional paths (.def("")).
       if (trim(s).empty() && node.loc().line == 0) break;

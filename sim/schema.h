@@ -17,7 +17,9 @@
 
 namespace strata {
 
-enum class ParamType { Bool, Int, Float, String, Enum, Path, Quantity, List };
+// FormatRate is a list item only: "format=rate", a number format of sim/number_format.h (aliases
+// read as their canonical name) and a positive number.
+enum class ParamType { Bool, Int, Float, String, Enum, Path, Quantity, List, FormatRate };
 
 struct ParamSpec {
   std::string name;
@@ -58,6 +60,9 @@ ParamSpec quantity(std::string name, UnitFamily family, std::string description)
 // is comma-separated text, "" for an empty list. Items are strings unless typed with .of() or
 // .of_choices(); each typed item is checked like a parameter of its own, with key "name[i]".
 ParamSpec list(std::string name, std::string description);
+// A rate per number format, written as a list of format=rate items ([int8=1, int4=2, fp16=0.5]):
+// each format once, each rate in (0, 64]. Read with Params::format_rates.
+ParamSpec format_rates(std::string name, std::string description);
 }  // namespace param
 
 struct KindSpec;
@@ -104,6 +109,7 @@ struct ParamValue {
   std::vector<SourceLoc> item_locs;  // List: where each item was written
   std::vector<std::int64_t> item_integers;  // List of Int
   std::vector<double> item_numbers;         // List of Int or Float
+  std::map<std::string, double> format_rates;  // List of FormatRate: canonical format name -> rate
   SourceLoc loc;
 };
 
@@ -120,6 +126,7 @@ class Params {
   const std::string& string(const std::string& name) const;
   const std::string& path(const std::string& name) const;
   const std::vector<std::string>& list(const std::string& name) const;
+  const std::map<std::string, double>& format_rates(const std::string& name) const;
   const std::vector<std::int64_t>& integers(const std::string& name) const;  // List of Int
   const std::vector<double>& reals(const std::string& name) const;           // List of Int or Float
   const ParamValue& value(const std::string& name) const;

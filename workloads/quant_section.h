@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "sim/schema.h"
-#include "workloads/formats/number_format.h"
+#include "sim/number_format.h"
 
 namespace strata {
 

@@ -11,7 +11,7 @@
 #include "sim/input_error.h"
 #include "sim/memory_budget.h"
 #include "sim/rounding.h"
-#include "workloads/formats/number_format.h"
+#include "sim/number_format.h"
 
 namespace strata {
 

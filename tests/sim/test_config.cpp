@@ -1,5 +1,6 @@
 // Configuration: extends, overrides, validation errors (one line naming file, line, column and
 // key) and the canonical config hash.
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -292,4 +293,40 @@ TEST(ReadLine, AcceptsLfCrLfAndLoneCr) {
   std::vector<std::string> lines;
   while (strata::read_line(in, line)) lines.push_back(line);
   EXPECT_EQ(lines, (std::vector<std::string>{"a", "b", "c", "d"}));
+}
+
+// Per-format rates are typed by the schema: names from the number-format vocabulary (aliases
+// read as canonical names), positive rates, each format once; errors name the item.
+TEST(FormatRates, AreParsedAgainstTheFormatVocabulary) {
+  strata::Registry registry;
+  strata::KindSpec spec;
+  spec.name = "unit";
+  spec.category = "section";
+  spec.add(strata::param::format_rates("rates", "rates").def("int8=1"));
+  auto validate = [&](const std::string& text) {
+    strata::ConfigNode node = strata::ConfigNode::parse(text, "u.yaml");
+    return strata::validate(node, spec, "unit", registry);
+  };
+  const auto v = validate("rates: [INT8=2, fp4=4, mxfp8=0.5]\n");
+  const std::map<std::string, double> expected = {{"int8", 2}, {"fp4_e2m1", 4}, {"mxfp8_e4m3", 0.5}};
+  EXPECT_EQ(v.params.format_rates("rates"), expected);
+  EXPECT_EQ(validate("{}\n").params.format_rates("rates"), (std::map<std::string, double>{{"int8", 1}}));
+  EXPECT_EQ(spec.params[0].type_label(), "list of format=rate");
+  auto error_of = [&](const std::string& text) {
+    try {
+      validate(text);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << "no error for " << text;
+    return std::string();
+  };
+  EXPECT_NE(error_of("rates: [int8=1, int9=2]\n").find("u.yaml:1:17: error: unit.rates[1]: unknown number format 'int9' (did you mean 'int8'?)"),
+            std::string::npos)
+      << error_of("rates: [int8=1, int9=2]\n");
+  EXPECT_NE(error_of("rates: [int8]\n").find("unit.rates[0]: 'int8' is not format=rate"), std::string::npos);
+  EXPECT_NE(error_of("rates: [int8=fast]\n").find("rate 'fast' is not a number"), std::string::npos);
+  EXPECT_NE(error_of("rates: [int8=0]\n").find("rate 0 is outside (0, 64]"), std::string::npos);
+  EXPECT_NE(error_of("rates: [int8=65]\n").find("rate 65 is outside (0, 64]"), std::string::npos);
+  EXPECT_NE(error_of("rates: [int8=1, INT8=2]\n").find("unit.rates[1]: format 'int8' is given twice"), std::string::npos);
 }

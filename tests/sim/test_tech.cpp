@@ -8,7 +8,7 @@
 
 #include "sim/tech/tech_table.h"
 #include "test_util.h"
-#include "workloads/formats/number_format.h"
+#include "sim/number_format.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "workloads/formats/number_format.h"
+#include "sim/number_format.h"
 
 namespace strata::testing {
 

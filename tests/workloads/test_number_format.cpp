@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "workloads/formats/number_format.h"
+#include "sim/number_format.h"
 #include "workloads/number_format_test_util.h"
 
 using strata::find_number_format;

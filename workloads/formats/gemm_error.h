@@ -16,7 +16,7 @@
 
 #include <cstdint>
 
-#include "workloads/formats/number_format.h"
+#include "sim/number_format.h"
 
 namespace strata {
 

@@ -29,7 +29,7 @@
 #include <Eigen/Dense>
 #include <cstdint>
 
-#include "workloads/formats/number_format.h"
+#include "sim/number_format.h"
 
 namespace strata {
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "workloads/formats/number_format.h"
+#include "sim/number_format.h"
 
 namespace strata {
 

@@ -11,7 +11,7 @@
 #include "sim/json_line.h"
 #include "sim/results_writer.h"
 #include "sim/text.h"
-#include "workloads/formats/number_format.h"
+#include "sim/number_format.h"
 
 namespace strata {
 

@@ -1,6 +1,9 @@
 // Number formats: the one vocabulary for data types across Strata (storage size, scale
 // layout, the element encoding the numerics emulator rounds to), and the per-tensor
-// quantization choice ("int4_g128", "mxfp4") that configs and operator graphs name.
+// quantization choice ("int4_g128", "mxfp4") that configs and operator graphs name. It lives
+// in sim/ so that every layer reads the same names and bits (a model's per-format rates are
+// parsed against it by the schema, param::format_rates); the numerics emulation that rounds
+// to these encodings is workloads/formats/.
 //
 // Conventions (all rounding is saturating, as in the OCP "SAT" conversion mode):
 //  - Float formats are sign + exponent + mantissa with IEEE-style subnormals. FP8 E4M3 is the

@@ -1,4 +1,4 @@
-#include "workloads/formats/number_format.h"
+#include "sim/number_format.h"
 
 #include <fmt/format.h>
 
