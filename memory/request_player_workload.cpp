@@ -19,6 +19,7 @@ void RequestPlayerWorkload::add_player_params(KindSpec& s) {
 
 void RequestPlayerWorkload::bind(Component& hardware) {
   target_ = dynamic_cast<MemoryTarget*>(&hardware);
+  target_config_ = &hardware.config();
   if (!target_) {
     throw InputError(cfg_.loc, "workload.kind",
                      fmt::format("{} needs hardware that accepts memory requests ({}); hardware kind '{}' does not",
@@ -87,8 +88,9 @@ KindSpec MemorySyntheticWorkload::spec() {
 }
 
 double MemorySyntheticWorkload::evaluate_analytic() {
-  const SyntheticAnalytic a = evaluate_synthetic(config(), static_cast<std::uint64_t>(cfg_.params.integer("max_outstanding")),
-                                                 *target_);
+  const SyntheticAnalytic a =
+      evaluate_synthetic(config(), static_cast<std::uint64_t>(cfg_.params.integer("max_outstanding")),
+                         analytic_memory(*target_, *target_config_));
   player_->account_analytic(a.reads, a.writes, a.bytes, a.latency_s, a.outstanding, a.end_s);
   return a.end_s;
 }

@@ -31,6 +31,7 @@ class RequestPlayerWorkload : public Workload {
   const ValidatedNode& cfg_;
   SimContext& ctx_;
   MemoryTarget* target_ = nullptr;
+  const ValidatedNode* target_config_ = nullptr;
   std::unique_ptr<TracePlayer> player_;
 };
 

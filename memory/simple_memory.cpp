@@ -54,8 +54,8 @@ SimpleMemory::SimpleMemory(sc_core::sc_module_name name, const ValidatedNode& cf
   add_area("phy", phy.area_mm2, phy.leakage_w);
 }
 
-TechTable::DramInterface SimpleMemory::dram_row() const {
-  return tech_row("standard", [](const TechTable& t, const std::string& name) { return t.dram(name); });
+DramInterfaceCost SimpleMemory::dram_row() const {
+  return tech_row("standard", dram_interface_cost);
 }
 
 sc_core::sc_time SimpleMemory::schedule(const sc_core::sc_time& accepted, unsigned bytes) {

@@ -11,13 +11,14 @@
 
 #include <deque>
 
+#include "memory/dram/dram_interface_cost.h"
 #include "sim/component.h"
 #include "sim/ports.h"
 #include "sim/tlm_at.h"
 
 namespace strata {
 
-class SimpleMemory : public Component, public MemoryTarget {
+class SimpleMemory : public Component, public MemoryTarget, public AnalyticMemory {
  public:
   static KindSpec spec();
   SimpleMemory(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
@@ -33,7 +34,7 @@ class SimpleMemory : public Component, public MemoryTarget {
   void finalize(const sc_core::sc_time& end) override;
 
  private:
-  TechTable::DramInterface dram_row() const;
+  DramInterfaceCost dram_row() const;
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
   // Reserves the data channel for a request accepted at `accepted`; returns its response edge.

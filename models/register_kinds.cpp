@@ -3,6 +3,8 @@
 #include "models/cube/cube_engine.h"
 #include "models/dma/dma_engine.h"
 #include "models/link/chip_link.h"
+#include "models/link/link_cost.h"
+#include "models/noc/router_cost.h"
 #include "models/scratchpad/scratchpad.h"
 #include "models/systolic/systolic_array.h"
 #include "models/vector/vector_unit.h"
@@ -17,6 +19,8 @@ void register_model_kinds(Registry& r) {
   r.add_component<Scratchpad>();
   r.add_component<DmaEngine>();
   r.add_component<ChipLink>();
+  r.tech_sections().add(link_cost_section());
+  r.tech_sections().add(router_cost_section());
 }
 
 }  // namespace strata

@@ -31,16 +31,23 @@ struct AnalyticTransfer {
   std::uint64_t bytes() const { return rows * row_bytes; }
 };
 
-// A component that accepts memory requests on a TLM-2.0 target socket.
+// A component that accepts memory requests on a TLM-2.0 target socket: all an initiator needs
+// to bind to it at cycle level (a DRAM, a PIM DRAM, a flash array, a cache in front of one).
 class MemoryTarget {
  public:
   virtual ~MemoryTarget() = default;
   virtual TargetSocket& target_socket() = 0;
   // Peak data bandwidth in bytes per second (mappers size tiles with it; reports compare with it).
   virtual double peak_bandwidth() const = 0;
+};
 
-  // Analytic fidelity. The bandwidth (B/s) a long sequential stream sustains: the peak less
-  // the overheads the memory's timing cannot hide (DRAM refresh, column-to-column spacing).
+// A memory's analytic fidelity (sim/analytic.h), which a memory may leave out: without it the
+// memory runs at cycle level only, and an analytic run says so at sim.fidelity.
+class AnalyticMemory {
+ public:
+  virtual ~AnalyticMemory() = default;
+  // The bandwidth (B/s) a long sequential stream sustains: the peak less the overheads the
+  // memory's timing cannot hide (DRAM refresh, column-to-column spacing).
   virtual double sustained_bandwidth() const = 0;
   // Seconds from a request's arrival to its response on an idle memory (for a write, to its
   // acceptance where writes are posted).
@@ -57,5 +64,11 @@ class MemoryTarget {
   // standby, achieved bandwidth) is counted in finalize(), with the analytic end time.
   virtual void account_analytic(const AnalyticTransfer& t) = 0;
 };
+
+struct ValidatedNode;
+
+// The analytic side of `memory` (configured by `config`), or InputError at its kind when it has
+// none.
+AnalyticMemory& analytic_memory(MemoryTarget& memory, const ValidatedNode& config);
 
 }  // namespace strata

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/schema.h"
+#include "sim/tech/tech_section.h"
 
 namespace strata {
 
@@ -69,6 +70,11 @@ class Registry {
   const std::vector<CliCommand>& commands() const { return *commands_; }
   const std::vector<RunImporter>& run_importers() const { return *importers_; }
 
+  // The device sections a technology table may have, added by the folders that own them
+  // (sim/tech/tech_section.h).
+  TechSections& tech_sections() { return tech_sections_; }
+  const TechSections& tech_sections() const { return tech_sections_; }
+
   const KindSpec* find(const std::string& category, const std::string& name) const;
   // Kind names of a category, sorted.
   std::vector<std::string> names(const std::string& category) const;
@@ -90,6 +96,7 @@ class Registry {
   // Behind pointers so that this header need not define them (sim/cli_extension.h does).
   std::shared_ptr<std::vector<CliCommand>> commands_;
   std::shared_ptr<std::vector<RunImporter>> importers_;
+  TechSections tech_sections_;
 };
 
 // Human-readable description of a kind and its parameters, as `strata list KIND` prints it.

@@ -1,5 +1,6 @@
 #include "sim/sim_context.h"
 
+#include "sim/registry.h"
 #include "sim/tech/tech_table.h"
 
 #include <xxhash.h>
@@ -29,7 +30,7 @@ void SimContext::fail(const InputError& e) {
 
 const TechTable& SimContext::tech(const std::string& name, const SourceLoc& where, const std::string& key) {
   auto it = tech_.find(name);
-  if (it == tech_.end()) it = tech_.emplace(name, TechTable::load(name, where, key)).first;
+  if (it == tech_.end()) it = tech_.emplace(name, TechTable::load(name, where, key, registry_.tech_sections())).first;
   return *it->second;
 }
 

@@ -128,7 +128,7 @@ std::optional<PackageDevice::Reached> Npu::analytic_advance() {
     NpuParts parts;
     for (auto& c : cores_) parts.cores.push_back(c.get());
     parts.noc = noc_.get();
-    parts.memory = memory_;
+    parts.memory = &analytic_memory(*memory_, memory_component_->config());
     parts.buffers = static_cast<int>(params().integer("buffers"));
     evaluator_ = std::make_unique<NpuProgramEvaluator>(*program_, parts);
   }

@@ -46,7 +46,7 @@ namespace strata {
 struct NpuParts {
   std::vector<NpuCore*> cores;
   Noc* noc = nullptr;
-  MemoryTarget* memory = nullptr;
+  AnalyticMemory* memory = nullptr;
   int buffers = 2;
 };
 

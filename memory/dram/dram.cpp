@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "memory/dram/dram_interface_cost.h"
 #include "sim/input_error.h"
 #include "sim/text.h"
 
@@ -135,7 +136,7 @@ Dram::Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& c
   set_background_power(energy_.standby_power);  // precharged standby (IDD2N) of every rank
   // The host side: the PHY of every channel and the energy of moving each bit across it, from
   // the technology table's row for this standard.
-  const TechTable::DramInterface phy = tech().dram(lower(spec_.standard));
+  const DramInterfaceCost phy = dram_interface_cost(tech(), lower(spec_.standard));
   io_energy_ = &energy_event("io", phy.io_j_per_bit, "bits moved across the PHY and I/O (technology table)");
   add_area("phy", phy.access.area_mm2 * spec_.org.channels, phy.access.leakage_w * spec_.org.channels);
 

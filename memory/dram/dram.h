@@ -27,7 +27,7 @@
 
 namespace strata {
 
-class Dram : public Component, public MemoryTarget {
+class Dram : public Component, public MemoryTarget, public AnalyticMemory {
  public:
   static KindSpec spec();
   Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);

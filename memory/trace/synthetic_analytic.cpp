@@ -7,7 +7,7 @@
 namespace strata {
 
 SyntheticAnalytic evaluate_synthetic(const SyntheticRequestsConfig& c, std::uint64_t max_outstanding,
-                                     MemoryTarget& memory) {
+                                     AnalyticMemory& memory) {
   SyntheticAnalytic a;
   const auto n = static_cast<double>(c.count);
   const double bytes = static_cast<double>(c.request_bytes);

@@ -29,8 +29,8 @@ struct SyntheticAnalytic {
   double end_s = 0;        // the last response
 };
 
-// Counts the requests on `memory` (MemoryTarget::account_analytic) and returns the player's figures.
+// Counts the requests on `memory` (AnalyticMemory::account_analytic) and returns the player's figures.
 SyntheticAnalytic evaluate_synthetic(const SyntheticRequestsConfig& c, std::uint64_t max_outstanding,
-                                     MemoryTarget& memory);
+                                     AnalyticMemory& memory);
 
 }  // namespace strata

@@ -1,5 +1,7 @@
 #include "models/link/chip_link.h"
 
+#include "models/link/link_cost.h"
+
 namespace strata {
 
 KindSpec ChipLink::spec() {
@@ -34,7 +36,7 @@ ChipLink::ChipLink(sc_core::sc_module_name name, const ValidatedNode& cfg, SimCo
 }
 
 UnitCost ChipLink::row() const {
-  return tech_row("packaging", [](const TechTable& t, const std::string& name) { return t.link(name); });
+  return tech_row("packaging", link_cost);
 }
 
 void ChipLink::carried(std::uint64_t bytes, double seconds) {

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "models/noc/router_cost.h"
+
 namespace strata {
 
 KindSpec Noc::spec() {
@@ -64,7 +66,7 @@ Noc::Noc(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
   // crossbar; plus the memory port (index 0: toward memory, 1: back).
   links_.resize(2 + static_cast<size_t>(mesh_ ? 4 * cores_ : 2 * cores_));
   const TechTable& t = tech();
-  const UnitCost router = t.router();
+  const UnitCost router = router_cost(t);
   const double wire = t.wire_energy_per_bit_mm() * params().quantity("link_length");
   bit_energy_ = &energy_event("bit_hop", router.energy_j + wire, "bits times routers crossed (router plus link wire)");
   const int routers = mesh_ ? cores_ : 1;

@@ -17,34 +17,18 @@ namespace fs = std::filesystem;
 
 namespace strata {
 
-namespace {
-
-// A plain number in [lo, hi].
-double number(const ConfigNode& v, const std::string& key, double lo, double hi) {
-  if (!v.is_scalar()) throw InputError(v.loc(), key, "expected a number");
-  double x = 0;
-  try {
-    size_t used = 0;
-    x = std::stod(v.value(), &used);
-    if (used != v.value().size()) throw std::invalid_argument("trailing");
-  } catch (const std::exception&) {
-    throw InputError(v.loc(), key, fmt::format("expected a number, got \"{}\"", v.value()));
-  }
-  if (!(x >= lo && x <= hi)) throw InputError(v.loc(), key, fmt::format("{} is out of range [{}, {}]", v.value(), lo, hi));
-  return x;
-}
-
-}  // namespace
-
 // Reads one table file into a TechTable, key by key, so that a derived table's own entries
 // replace the scaled ones and every error names the file, line and key.
-class TechTableReader {
+class TechTableReader : public TechFileReader {
  public:
-  TechTableReader(TechTable& t, const ConfigNode& root, bool derived) : t_(t), root_(root), derived_(derived) {}
+  TechTableReader(TechTable& t, const ConfigNode& root, bool derived, const TechSections& sections)
+      : TechFileReader(root.loc().file, derived), t_(t), root_(root), sections_(sections) {}
 
   void read() {
-    check_keys(root_, "", {"name", "node_nm", "supply", "source", "scale_from", "scaling", "leakage", "ops", "mac",
-                           "sram", "register_file", "wire", "router", "links", "dram", "nand"});
+    std::vector<std::string> known = {"name",  "node_nm", "supply",        "source", "scale_from", "scaling",
+                                      "leakage", "ops",   "mac",           "sram",   "register_file", "wire"};
+    for (const auto& [key, spec] : sections_.all()) known.push_back(key);
+    check_keys(root_, "", known);
     t_.name_ = text(required(root_, "name", ""), "name");
     t_.feature_nm_ = number(required(root_, "node_nm", ""), "node_nm", 1, 1000);
     t_.supply_v_ = quantity(required(root_, "supply", ""), "supply", UnitFamily::Voltage);
@@ -62,15 +46,12 @@ class TechTableReader {
       check_keys(*n, "wire", {"energy", "source"});
       read_q(*n, "wire", "energy", UnitFamily::WireEnergy, t_.wire_j_per_bit_mm_);
     }
-    if (const ConfigNode* n = section("router")) {
-      check_keys(*n, "router", {"energy", "area", "source"});
-      read_q(*n, "router", "energy", UnitFamily::EnergyPerBit, t_.router_.energy_j);
-      read_q(*n, "router", "area", UnitFamily::Area, t_.router_.area_mm2);
-      read_source(*n, "router", t_.router_.source);
+    for (const auto& [key, spec] : sections_.all()) {
+      const ConfigNode* n = section(key.c_str());
+      if (!n) continue;
+      auto inherited = t_.sections_.find(key);
+      t_.sections_[key] = spec.read(*this, *n, inherited == t_.sections_.end() ? nullptr : inherited->second.get());
     }
-    if (const ConfigNode* n = section("links")) read_links(*n);
-    if (const ConfigNode* n = section("dram")) read_dram(*n);
-    if (const ConfigNode* n = section("nand")) read_nand(*n);
     check_recipes();
   }
 
@@ -87,69 +68,18 @@ class TechTableReader {
     need(t_.rf_.read_j_per_bit, "register_file.read_energy");
     need(t_.rf_.area_mm2_per_bit, "register_file.area_per_bit");
     need(t_.wire_j_per_bit_mm_, "wire.energy");
-    need(t_.router_.energy_j, "router.energy");
-    need(t_.nand_.read_j, "nand.read_energy");
+    for (const auto& [key, spec] : sections_.all())
+      if (spec.required && !t_.sections_.count(key))
+        throw InputError(where, key, "missing: a table needs this section (or scale_from: a table that has it)");
     if (t_.ops_.empty()) throw InputError(where, "ops", "missing: a table needs its operations");
     if (t_.macs_.empty()) throw InputError(where, "mac", "missing: a table needs its multiply-accumulate recipes");
   }
 
  private:
-  std::string file() const { return root_.loc().file; }
-
   const ConfigNode* section(const char* key) const {
     const ConfigNode* n = root_.find(key);
     if (n && !n->is_map()) throw InputError(n->loc(), key, fmt::format("expected a mapping, got {}", n->type_name()));
     return n;
-  }
-
-  static std::string join(const std::string& a, const std::string& b) { return a.empty() ? b : a + "." + b; }
-
-  void check_keys(const ConfigNode& n, const std::string& path, const std::vector<std::string>& known) const {
-    for (const auto& [key, value] : n.entries()) {
-      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-      std::string msg = fmt::format("unknown key '{}'", key);
-      if (auto best = closest_match(key, known)) msg += fmt::format(" (did you mean '{}'?)", *best);
-      throw InputError(value.key_loc(), join(path, key), msg);
-    }
-  }
-
-  const ConfigNode& required(const ConfigNode& n, const std::string& key, const std::string& path) const {
-    const ConfigNode* v = n.find(key);
-    if (!v) throw InputError(n.key_loc(), join(path, key), "missing required key");
-    return *v;
-  }
-
-  static std::string text(const ConfigNode& v, const std::string& key) {
-    if (!v.is_scalar()) throw InputError(v.loc(), key, "expected text");
-    return v.value();
-  }
-
-  static double quantity(const ConfigNode& v, const std::string& key, UnitFamily family) {
-    if (!v.is_scalar()) throw InputError(v.loc(), key, fmt::format("expected {}", family_description(family)));
-    double x = 0;
-    try {
-      x = parse_quantity(v.value(), family);
-    } catch (const UnitError& e) {
-      throw InputError(v.loc(), key, e.what());
-    }
-    if (x < 0) throw InputError(v.loc(), key, fmt::format("{} is negative", v.value()));
-    return x;
-  }
-
-  // Reads n[key] into `out` when present; a base table must have it, and so must `always` keys.
-  void read_q(const ConfigNode& n, const std::string& path, const std::string& key, UnitFamily f, double& out,
-              bool always = false) const {
-    if (const ConfigNode* v = n.find(key)) out = quantity(*v, join(path, key), f);
-    else if (always || !derived_) throw InputError(n.key_loc(), join(path, key), "missing required key");
-  }
-  void read_n(const ConfigNode& n, const std::string& path, const std::string& key, double lo, double hi,
-              double& out) const {
-    if (const ConfigNode* v = n.find(key)) out = number(*v, join(path, key), lo, hi);
-    else if (!derived_) throw InputError(n.key_loc(), join(path, key), "missing required key");
-  }
-  void read_source(const ConfigNode& n, const std::string& path, std::string& out) const {
-    if (const ConfigNode* v = n.find("source")) out = text(*v, join(path, "source"));
-    else if (out.empty()) throw InputError(n.key_loc(), join(path, "source"), "missing: every number needs its source");
   }
 
   void read_ops(const ConfigNode& ops) {
@@ -216,7 +146,7 @@ class TechTableReader {
   void read_range(const ConfigNode& n, const std::string& path, const std::string& key, double& lo, double& hi) const {
     const ConfigNode* v = n.find(key);
     if (!v) {
-      if (!derived_) throw InputError(n.key_loc(), join(path, key), "missing required key");
+      if (!derived()) throw InputError(n.key_loc(), join(path, key), "missing required key");
       return;
     }
     if (!v->is_sequence() || v->items().size() != 2)
@@ -237,7 +167,7 @@ class TechTableReader {
       read_n(*ref, "sram.reference", "width", 1, 4096, width);
       s.ref_width_bits = static_cast<int>(width);
       read_q(*ref, "sram.reference", "read_energy", UnitFamily::Energy, s.ref_read_j);
-    } else if (!derived_) {
+    } else if (!derived()) {
       throw InputError(n.key_loc(), "sram.reference", "missing required key");
     }
     read_n(n, "sram", "capacity_exponent", 0, 1, s.capacity_exponent);
@@ -264,48 +194,9 @@ class TechTableReader {
     read_source(n, "register_file", r.source);
   }
 
-  void read_links(const ConfigNode& links) {
-    for (const auto& [name, entry] : links.entries()) {
-      const std::string path = "links." + name;
-      if (!entry.is_map()) throw InputError(entry.loc(), path, "expected a mapping {energy, source}");
-      check_keys(entry, path, {"energy", "source"});
-      UnitCost c;
-      const ConfigNode* e = entry.find("energy");
-      if (!e) throw InputError(entry.key_loc(), path + ".energy", "missing required key");
-      c.energy_j = quantity(*e, path + ".energy", UnitFamily::EnergyPerBit);
-      read_source(entry, path, c.source);
-      t_.links_[name] = c;
-    }
-  }
-
-  void read_dram(const ConfigNode& dram) {
-    for (const auto& [name, entry] : dram.entries()) {
-      const std::string path = "dram." + name;
-      if (!entry.is_map()) throw InputError(entry.loc(), path, "expected a mapping {energy, io_energy, phy_area, source}");
-      check_keys(entry, path, {"energy", "io_energy", "phy_area", "source"});
-      TechTable::DramInterface d;  // a standard's row is given whole
-      read_q(entry, path, "energy", UnitFamily::EnergyPerBit, d.access.energy_j, true);
-      read_q(entry, path, "io_energy", UnitFamily::EnergyPerBit, d.io_j_per_bit, true);
-      read_q(entry, path, "phy_area", UnitFamily::Area, d.access.area_mm2, true);
-      read_source(entry, path, d.access.source);
-      t_.dram_[name] = d;
-    }
-  }
-
-  void read_nand(const ConfigNode& n) {
-    auto& f = t_.nand_;
-    check_keys(n, "nand", {"page_size", "read_energy", "program_energy", "erase_energy", "io_energy", "source"});
-    read_q(n, "nand", "page_size", UnitFamily::Size, f.page_bytes);
-    read_q(n, "nand", "read_energy", UnitFamily::Energy, f.read_j);
-    read_q(n, "nand", "program_energy", UnitFamily::Energy, f.program_j);
-    read_q(n, "nand", "erase_energy", UnitFamily::Energy, f.erase_j);
-    read_q(n, "nand", "io_energy", UnitFamily::EnergyPerBit, f.io_j_per_bit);
-    read_source(n, "nand", f.source);
-  }
-
   TechTable& t_;
   const ConfigNode& root_;
-  const bool derived_;
+  const TechSections& sections_;
   std::map<std::string, SourceLoc> recipe_locs_;
 };
 
@@ -337,7 +228,7 @@ TechScaling read_scaling(const ConfigNode& root) {
     const std::string path = "scaling." + key;
     if (!entry.is_map() || !entry.find("factor") || !entry.find("source"))
       throw InputError(entry.loc(), path, "expected {factor: <number>, source: \"...\"}");
-    s.*(f->field) = number(*entry.find("factor"), path + ".factor", 1e-6, 100);
+    s.*(f->field) = TechFileReader::number(*entry.find("factor"), path + ".factor", 1e-6, 100);
     s.sources[key] = entry.find("source")->value();
   }
   for (const auto& f : kFactors)
@@ -346,10 +237,10 @@ TechScaling read_scaling(const ConfigNode& root) {
 }
 
 std::shared_ptr<const TechTable> load_node(const ConfigNode& root, const std::string& hash_of_text,
-                                           std::vector<std::string>& chain);
+                                           std::vector<std::string>& chain, const TechSections& sections);
 
 std::shared_ptr<const TechTable> load_named(const std::string& name, const SourceLoc& where, const std::string& key,
-                                            std::vector<std::string>& chain) {
+                                            std::vector<std::string>& chain, const TechSections& sections) {
   if (names_a_file(name)) {
     fs::path p(name);
     if (p.is_relative() && !where.file.empty() && where.file.front() != '<')
@@ -359,14 +250,14 @@ std::shared_ptr<const TechTable> load_named(const std::string& name, const Sourc
     if (std::find(chain.begin(), chain.end(), file) != chain.end())
       throw InputError(where, key, fmt::format("scale_from loops back to {}", file));
     chain.push_back(file);
-    return load_node(load_config(file), file_hash(file), chain);
+    return load_node(load_config(file), file_hash(file), chain, sections);
   }
   for (const auto& b : detail::builtin_tech_tables()) {
     if (name != b.name) continue;
     if (std::find(chain.begin(), chain.end(), b.file) != chain.end())
       throw InputError(where, key, fmt::format("scale_from loops back to {}", b.file));
     chain.push_back(b.file);
-    return load_node(ConfigNode::parse(b.text, b.file), text_hash(b.text), chain);
+    return load_node(ConfigNode::parse(b.text, b.file), text_hash(b.text), chain, sections);
   }
   const std::vector<std::string> names = TechTable::builtin_names();
   const auto best = closest_match(name, names);
@@ -376,20 +267,20 @@ std::shared_ptr<const TechTable> load_named(const std::string& name, const Sourc
 }
 
 std::shared_ptr<const TechTable> load_node(const ConfigNode& root, const std::string& hash_of_text,
-                                           std::vector<std::string>& chain) {
+                                           std::vector<std::string>& chain, const TechSections& sections) {
   if (!root.is_map()) throw InputError(root.loc(), "", "a technology table must be a mapping");
   auto t = std::make_shared<TechTable>();
   const ConfigNode* from = root.find("scale_from");
   std::string base_hash;
   if (from) {
     if (!from->is_scalar()) throw InputError(from->loc(), "scale_from", "expected a table name");
-    auto base = load_named(from->value(), from->loc(), "scale_from", chain);
+    auto base = load_named(from->value(), from->loc(), "scale_from", chain, sections);
     *t = TechTable::scaled(*base, read_scaling(root));
     base_hash = base->content_hash();
   } else if (root.find("scaling")) {
     throw InputError(root.find("scaling")->key_loc(), "scaling", "scaling: needs scale_from: <base table>");
   }
-  TechTableReader reader(*t, root, from != nullptr);
+  TechTableReader reader(*t, root, from != nullptr, sections);
   reader.read();
   reader.check_complete();
   t->set_provenance(root.loc().file, from ? from->value() : "", text_hash(hash_of_text + base_hash));
@@ -404,9 +295,10 @@ void TechTable::set_provenance(std::string file, std::string base, std::string h
   hash_ = std::move(hash);
 }
 
-std::shared_ptr<const TechTable> TechTable::load(const std::string& name, const SourceLoc& where, const std::string& key) {
+std::shared_ptr<const TechTable> TechTable::load(const std::string& name, const SourceLoc& where, const std::string& key,
+                                                 const TechSections& sections) {
   std::vector<std::string> chain;
-  return load_named(name, where, key, chain);
+  return load_named(name, where, key, chain, sections);
 }
 
 std::vector<std::string> TechTable::builtin_names() {
@@ -434,8 +326,8 @@ TechTable TechTable::scaled(const TechTable& base, const TechScaling& s) {
   t.rf_.read_j_per_bit *= s.logic_energy;
   t.rf_.write_j_per_bit *= s.logic_energy;
   t.rf_.area_mm2_per_bit *= s.logic_area;
-  t.router_.energy_j *= s.logic_energy;
-  t.router_.area_mm2 *= s.logic_area;
+  for (auto& [key, section] : t.sections_)
+    if (auto own = section->scaled(s)) section = std::move(own);
   t.wire_j_per_bit_mm_ *= s.wire_energy;
   t.leak_logic_ *= s.leakage_density;
   t.leak_sram_ *= s.leakage_density;
@@ -532,32 +424,6 @@ UnitCost TechTable::register_file_write(int entries, int width) const {
   UnitCost c = register_file_read(entries, width);
   c.energy_j *= rf_.write_j_per_bit / rf_.read_j_per_bit;
   return c;
-}
-
-const UnitCost& TechTable::link(const std::string& packaging) const {
-  auto it = links_.find(packaging);
-  if (it == links_.end()) missing("links", packaging, link_names());
-  return it->second;
-}
-
-std::vector<std::string> TechTable::link_names() const {
-  std::vector<std::string> out;
-  for (const auto& [n, c] : links_) out.push_back(n);
-  return out;
-}
-
-TechTable::DramInterface TechTable::dram(const std::string& standard) const {
-  auto it = dram_.find(standard);
-  if (it == dram_.end()) missing("dram", standard, dram_names());
-  DramInterface d = it->second;
-  d.access = with_leakage(d.access);  // the PHY leaks like logic
-  return d;
-}
-
-std::vector<std::string> TechTable::dram_names() const {
-  std::vector<std::string> out;
-  for (const auto& [n, c] : dram_) out.push_back(n);
-  return out;
 }
 
 }  // namespace strata

@@ -7,8 +7,9 @@
 // A table either lists its values (45nm: Horowitz's per-operation figures) or derives them with
 // `scale_from: <node>` and a `scaling:` factor per class of value (logic energy, logic area,
 // SRAM energy, SRAM area, wire energy, leakage density); entries the file gives itself replace
-// the scaled ones. Die-to-die links, DRAM and NAND are package and memory figures: they are
-// inherited unscaled. docs/energy-area.md explains every section.
+// the scaled ones. Sections of device figures (DRAM, NAND, links, the NoC router) are declared
+// by the folders that model those devices (sim/tech/tech_section.h); sim/ reads them through the
+// sections registered with the kinds. docs/energy-area.md explains every section.
 #pragma once
 
 #include <map>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "sim/input_error.h"
+#include "sim/tech/tech_section.h"
 
 namespace strata {
 
@@ -50,7 +52,9 @@ class TechTable {
   // at `name` when it names a file (contains '/' or ends in .yaml), relative to the directory
   // of `where.file`. Errors name the file, line and key of the table, or `where` and `key` for
   // an unknown name.
-  static std::shared_ptr<const TechTable> load(const std::string& name, const SourceLoc& where, const std::string& key);
+  // `sections` are the device sections a table may have (Registry::tech_sections()).
+  static std::shared_ptr<const TechTable> load(const std::string& name, const SourceLoc& where, const std::string& key,
+                                               const TechSections& sections);
   // Names of the built-in tables, finest node last: 45nm, 40nm, 28nm, 16nm, 7nm, 5nm.
   static std::vector<std::string> builtin_names();
 
@@ -86,27 +90,28 @@ class TechTable {
   UnitCost register_file_write(int entries, int width_bits) const;
 
   double wire_energy_per_bit_mm() const { return wire_j_per_bit_mm_; }
-  // One router traversal of one bit (buffers, crossbar, arbitration), and a router's area.
-  UnitCost router() const { return with_leakage(router_); }
-  // Die-to-die and off-package links by packaging: energy per bit (energy_j) and area per
-  // GB/s of link bandwidth (area_mm2, 0 where unpublished).
-  const UnitCost& link(const std::string& packaging) const;
-  std::vector<std::string> link_names() const;
-  // Off-chip DRAM by standard ("ddr4", "hbm2", ...): energy per bit of an access including
-  // background at typical load (energy_j), PHY area per channel (area_mm2) and the interface
-  // (PHY + I/O) share of the energy per bit.
-  struct DramInterface {
-    UnitCost access;  // energy_j per bit; area_mm2 and leakage_w: the PHY of one channel
-    double io_j_per_bit = 0;
-  };
-  DramInterface dram(const std::string& standard) const;
-  std::vector<std::string> dram_names() const;
-  // NAND flash: array read and program per page, I/O transfer per bit.
-  struct Nand {
-    double page_bytes = 0, read_j = 0, program_j = 0, erase_j = 0, io_j_per_bit = 0;
-    std::string source;
-  };
-  const Nand& nand() const { return nand_; }
+  // A device section (sim/tech/tech_section.h) as its owner's type; InputError naming the
+  // table when it has none.
+  template <class T>
+  const T& section(const std::string& key) const {
+    auto it = sections_.find(key);
+    if (it == sections_.end()) throw InputError(SourceLoc{file_}, key, "missing: this table has no such section");
+    return dynamic_cast<const T&>(*it->second);
+  }
+  // The row `name` of a section of rows (TechRows<Row>), or InputError naming the table and the
+  // section, with a suggestion.
+  template <class Row>
+  const Row& row(const std::string& key, const std::string& name) const {
+    const auto& rows = section<TechRows<Row>>(key);
+    auto it = rows.rows.find(name);
+    if (it == rows.rows.end()) missing(key, name, rows.names());
+    return it->second;
+  }
+  // InputError naming the table and `section` for an entry it lacks, with a suggestion.
+  [[noreturn]] void missing(const std::string& section, const std::string& name,
+                            const std::vector<std::string>& known) const;
+  // `c` with the leakage of its area as logic.
+  UnitCost with_leakage(UnitCost c) const;
   double logic_leakage_w_per_mm2() const { return leak_logic_; }
   double sram_leakage_w_per_mm2() const { return leak_sram_; }
 
@@ -142,10 +147,6 @@ class TechTable {
     double read_j_per_bit = 0, write_j_per_bit = 0, area_mm2_per_bit = 0, ref_entries = 32, entries_exponent = 0.5;
     std::string source;
   };
-  UnitCost with_leakage(UnitCost c) const;
-  [[noreturn]] void missing(const std::string& section, const std::string& name,
-                            const std::vector<std::string>& known) const;
-
   std::string name_, file_, source_, base_, hash_;
   double feature_nm_ = 0, supply_v_ = 0;
   TechScaling scaling_;
@@ -155,10 +156,7 @@ class TechTable {
   SramFit sram_;
   RegisterFit rf_;
   double wire_j_per_bit_mm_ = 0;
-  UnitCost router_;
-  std::map<std::string, UnitCost> links_;
-  std::map<std::string, DramInterface> dram_;
-  Nand nand_;
+  std::map<std::string, std::shared_ptr<const TechSection>> sections_;
   double leak_logic_ = 0, leak_sram_ = 0;
 };
 

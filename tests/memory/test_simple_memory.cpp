@@ -167,3 +167,76 @@ TEST(SimpleMemory, BlockingTransportForLooselyTimedInitiators) {
   sc_core::sc_start();
   EXPECT_EQ(initiator.delay, sc_core::sc_time(55, sc_core::SC_NS));
 }
+
+namespace {
+
+// A memory with the TLM side only (no analytic model), as a new memory kind may start: it
+// answers every request 10 ns after taking it.
+class CycleOnlyMemory : public strata::Component, public strata::MemoryTarget {
+ public:
+  static strata::KindSpec spec() {
+    strata::KindSpec s;
+    s.name = "cycle_only_memory";
+    s.description = "a test memory without an analytic model";
+    s.with_clock();
+    s.provides(strata::kMemoryTargetRole);
+    return s;
+  }
+  CycleOnlyMemory(sc_core::sc_module_name n, const strata::ValidatedNode& cfg, strata::SimContext& ctx)
+      : Component(n, cfg, ctx), target_("target", hooks()) {}
+  strata::TargetSocket& target_socket() override { return target_.socket(); }
+  double peak_bandwidth() const override { return 64e9; }
+
+ private:
+  strata::AtTarget::Hooks hooks() {
+    strata::AtTarget::Hooks h;
+    h.accept = [this](int port, tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
+      gp.set_response_status(tlm::TLM_OK_RESPONSE);
+      target_.respond(port, gp, sc_core::sc_time_stamp() + sc_core::sc_time(10, sc_core::SC_NS));
+      return true;
+    };
+    return h;
+  }
+  strata::AtTarget target_;
+};
+
+std::string cycle_only_experiment(strata::testing::TempDir& d, const std::string& fidelity) {
+  return d.write("e.yaml", "name: c\nhardware: {kind: cycle_only_memory, clock: 1 GHz}\n"
+                           "workload: {kind: memory_synthetic, pattern: stream, requests: 32, clock: 1 GHz}\n"
+                           "sim: {fidelity: " + fidelity + "}\n");
+}
+
+}  // namespace
+
+// The TLM socket is all a memory needs at cycle level; its analytic side is optional, and an
+// analytic run of a memory without one is refused at the memory's kind.
+TEST(MemoryTarget, AMemoryWithoutAnAnalyticModelRunsAtCycleLevel) {
+  strata::Registry registry;
+  strata::register_builtin_kinds(registry);
+  registry.add_component<CycleOnlyMemory>();
+  strata::testing::TempDir d;
+  strata::RunOptions options;
+  options.output_dir = d.file("out");
+  const auto r = strata::run_experiment(strata::resolve_experiment(cycle_only_experiment(d, "cycle"), {}, registry),
+                                        registry, options);
+  EXPECT_EQ(r.summary["requests"], 32) << r.summary.dump();
+}
+
+TEST(MemoryTarget, AnAnalyticRunOfAMemoryWithoutAnAnalyticModelIsRefused) {
+  strata::Registry registry;
+  strata::register_builtin_kinds(registry);
+  registry.add_component<CycleOnlyMemory>();
+  strata::testing::TempDir d;
+  strata::RunOptions options;
+  options.output_dir = d.file("out");
+  try {
+    strata::run_experiment(strata::resolve_experiment(cycle_only_experiment(d, "analytic"), {}, registry), registry,
+                           options);
+    FAIL();
+  } catch (const strata::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("hardware.kind: memory kind 'cycle_only_memory' has no analytic model; use "
+                                         "sim.fidelity: cycle"),
+              std::string::npos)
+        << e.what();
+  }
+}

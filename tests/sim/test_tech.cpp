@@ -6,16 +6,31 @@
 
 #include <gtest/gtest.h>
 
+#include "accelerators/builtin_kinds.h"
+#include "memory/dram/dram_interface_cost.h"
+#include "models/link/link_cost.h"
+#include "models/noc/router_cost.h"
+#include "sim/number_format.h"
+#include "sim/registry.h"
 #include "sim/tech/tech_table.h"
 #include "test_util.h"
-#include "sim/number_format.h"
 
 namespace {
 
 using strata::TechTable;
 constexpr double pJ = 1e-12, um2 = 1e-6;
 
-std::shared_ptr<const TechTable> table(const std::string& name) { return TechTable::load(name, {}, "tech"); }
+// The device sections the built-in folders register (DRAM, NAND, links, router).
+const strata::TechSections& sections() {
+  static const strata::Registry* r = [] {
+    auto* reg = new strata::Registry;
+    strata::register_builtin_kinds(*reg);
+    return reg;
+  }();
+  return r->tech_sections();
+}
+
+std::shared_ptr<const TechTable> table(const std::string& name) { return TechTable::load(name, {}, "tech", sections()); }
 
 TEST(Tech, BuiltinNodesLoadFinestLast) {
   EXPECT_EQ(TechTable::builtin_names(), (std::vector<std::string>{"45nm", "40nm", "28nm", "16nm", "7nm", "5nm"}));
@@ -117,7 +132,8 @@ TEST(Tech, NodeScalingReproducesPublished7nmRatios) {
   const double sram = t45->sram(32 * 1024, 64, 1).read_j / t7->sram(32 * 1024, 64, 1).read_j;
   EXPECT_GE(sram, 1.3);
   EXPECT_LE(sram, 2.4);
-  EXPECT_DOUBLE_EQ(t45->dram("hbm2").access.energy_j, t7->dram("hbm2").access.energy_j);
+  EXPECT_DOUBLE_EQ(strata::dram_interface_cost(*t45, "hbm2").access.energy_j,
+                   strata::dram_interface_cost(*t7, "hbm2").access.energy_j);
 }
 
 // Published bit cells and TSMC's N7 -> N5 claims come through the derivation chain.
@@ -184,7 +200,7 @@ TEST(Tech, GcnaxAreaAndPowerAt40nm) {
 // Bad tables: one-line errors naming the table file, line and key.
 TEST(TechErrors, UnknownNodeSuggestsTheClosest) {
   try {
-    TechTable::load("7nn", strata::SourceLoc{"exp.yaml", 3, 7}, "tech");
+    TechTable::load("7nn", strata::SourceLoc{"exp.yaml", 3, 7}, "tech", sections());
     FAIL();
   } catch (const strata::InputError& e) {
     EXPECT_EQ(std::string(e.what()),
@@ -192,7 +208,7 @@ TEST(TechErrors, UnknownNodeSuggestsTheClosest) {
               "16nm, 7nm, 5nm; or a path to a table file)");
   }
   try {
-    TechTable::load("3nm", strata::SourceLoc{"exp.yaml", 3, 7}, "tech");
+    TechTable::load("3nm", strata::SourceLoc{"exp.yaml", 3, 7}, "tech", sections());
     FAIL();
   } catch (const strata::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("'3nm' ("), std::string::npos);
@@ -203,7 +219,7 @@ void expect_table_error(const std::string& text, const std::string& key, const s
   strata::testing::TempDir d;
   const std::string path = d.write("t.yaml", text);
   try {
-    TechTable::load(path, {}, "tech");
+    TechTable::load(path, {}, "tech", sections());
     FAIL() << "no error for " << key;
   } catch (const strata::InputError& e) {
     EXPECT_EQ(e.key(), key) << e.what();
@@ -237,7 +253,7 @@ TEST(Tech, UserTableDerivesFromABuiltinOne) {
   strata::testing::TempDir d;
   const std::string path =
       d.write("12nm.yaml", std::string(kDerivedHead) + "ops:\n  mul.int8: {energy: 0.09 pJ, source: my synthesis}\n");
-  const auto mine = TechTable::load(path, {}, "tech");
+  const auto mine = TechTable::load(path, {}, "tech", sections());
   const auto t16 = table("16nm");
   EXPECT_DOUBLE_EQ(mine->op("mul.int8").energy_j, 0.09 * pJ);
   EXPECT_DOUBLE_EQ(mine->op("mul.int8").area_mm2, 0.6 * t16->op("mul.int8").area_mm2);
@@ -247,3 +263,44 @@ TEST(Tech, UserTableDerivesFromABuiltinOne) {
 }
 
 }  // namespace
+
+// Device sections are registered by the folders that own them: a derived node scales the
+// router (logic) and inherits DRAM rows and links unscaled; a table missing a required section,
+// or a section no folder registered, is an error naming it.
+TEST(TechSections, OwnersReadTheirSectionsThroughTheRegistry) {
+  strata::testing::TempDir d;
+  const auto mine = TechTable::load(
+      d.write("12nm.yaml", std::string(kDerivedHead) +
+                               "dram:\n  hbm9: {energy: 1 pJ/bit, io_energy: 0.2 pJ/bit, phy_area: 1 mm2, source: x}\n"),
+      {}, "tech", sections());
+  const auto t16 = table("16nm");
+  EXPECT_DOUBLE_EQ(strata::router_cost(*mine).energy_j, 0.8 * strata::router_cost(*t16).energy_j);
+  EXPECT_DOUBLE_EQ(strata::router_cost(*mine).area_mm2, 0.6 * strata::router_cost(*t16).area_mm2);
+  EXPECT_DOUBLE_EQ(strata::link_cost(*mine, "serdes").energy_j, strata::link_cost(*t16, "serdes").energy_j);
+  EXPECT_DOUBLE_EQ(strata::dram_interface_cost(*mine, "hbm9").io_j_per_bit, 0.2 * pJ);
+  EXPECT_DOUBLE_EQ(strata::dram_interface_cost(*mine, "hbm2").access.energy_j,
+                   strata::dram_interface_cost(*t16, "hbm2").access.energy_j);
+  try {
+    strata::dram_interface_cost(*mine, "hbm22");
+    FAIL();
+  } catch (const strata::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("dram: no entry 'hbm22' in this table (did you mean"), std::string::npos) << e.what();
+  }
+  expect_table_error(std::string(kDerivedHead) + "dram:\n  hbm9: {energy: 1 pJ/bit, source: x}\n", "dram.hbm9.io_energy",
+                     "missing required key");
+  expect_table_error(std::string(kDerivedHead) + "links:\n  serdes: {energy: 1 pJ/bit, reach: 1 m, source: x}\n",
+                     "links.serdes.reach", "unknown key");
+  // A base table without a router.
+  const std::string base = strata::testing::read_file(strata::testing::source_path("configs/tech/45nm.yaml"));
+  const auto cut = base.find("\nrouter:");
+  ASSERT_NE(cut, std::string::npos);
+  const auto end = base.find("\n\n", cut + 1);
+  expect_table_error(base.substr(0, cut) + base.substr(end), "router", "a table needs this section");
+  // Sections nobody registered are unknown keys.
+  try {
+    TechTable::load("45nm", {}, "tech", strata::TechSections{});
+    FAIL();
+  } catch (const strata::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown key"), std::string::npos) << e.what();
+  }
+}
