@@ -12,6 +12,7 @@ ChannelController::ChannelController(const DramSpec& spec, const ControllerConfi
       config_(config),
       stats_(stats),
       checker_(checker),
+      protocol_(spec.protocol()),
       timing_(spec),
       banks_(spec.org.ranks * spec.org.banks_per_rank()),
       hit_stamp_(banks_.size(), 0),
@@ -21,6 +22,19 @@ ChannelController::ChannelController(const DramSpec& spec, const ControllerConfi
       refresh_owed_(spec.org.ranks, false),
       refresh_bank_(spec.org.ranks, 0),
       separate_buses_(spec.separate_row_column_buses()) {
+  // The soonest anything can follow each command (a wake-up hint: early only costs a step).
+  const DramTiming& t = spec.timing;
+  wake_after_.assign(static_cast<std::size_t>(protocol_.size()), kIdle);
+  const auto at = [&](DramCmd c, int cycles) { wake_after_[static_cast<std::size_t>(c)] = static_cast<std::uint64_t>(cycles); };
+  at(DramCmd::ACT, std::min(t.tRCD, t.tRCDW));
+  at(DramCmd::PRE, t.tRP);
+  at(DramCmd::PREA, t.tRPab);
+  at(DramCmd::REF, t.tRFC);
+  at(DramCmd::REFpb, std::min(t.tRFCpb, t.tRREFD));
+  for (const TimingRule& r : protocol_.rules())
+    if (!DramProtocol::is_standard(r.from))
+      wake_after_[static_cast<std::size_t>(r.from)] =
+          std::min(wake_after_[static_cast<std::size_t>(r.from)], static_cast<std::uint64_t>(r.latency));
   reads_.reserve(config.read_queue);
   writes_.reserve(config.write_queue);
   const int interval = config.refresh == ControllerConfig::Refresh::PerBank ? spec.timing.tREFIpb : spec.timing.tREFI;
@@ -129,7 +143,7 @@ void ChannelController::request_candidates(std::vector<Request>& q, std::uint64_
       r.cached_at = timing_.earliest(cmd, a.rank, a.bank_group, a.bank);
     }
     const std::uint64_t at = r.cached_at;
-    const bool column = is_column(cmd);
+    const bool column = protocol_.info(cmd).column;
     std::optional<Candidate>& slot = column ? col : row;
     if (at > now) {
       next = std::min(next, at);
@@ -151,7 +165,7 @@ void ChannelController::record(DramCmd cmd, int rank, int group, int bank, std::
   stats_.commands[static_cast<int>(cmd)]->add();
   if (checker_ && violation_.empty()) violation_ = checker_->check(c);
   if (on_command_) on_command_(c);
-  (is_column(cmd) && separate_buses_ ? last_col_cmd_ : last_row_cmd_) = now;
+  (protocol_.info(cmd).column && separate_buses_ ? last_col_cmd_ : last_row_cmd_) = now;
 }
 
 void ChannelController::issue(const Candidate& c, std::uint64_t now, std::vector<Completion>& done,
@@ -166,42 +180,32 @@ void ChannelController::issue(const Candidate& c, std::uint64_t now, std::vector
     x.close_pending = false;
     if (--open_banks_[rank] == 0) active_cycles_ += now - active_since_[rank];
   };
-  switch (c.cmd) {
-    case DramCmd::ACT:
-      b.open = true;
-      b.row = c.row;
-      if (open_banks_[c.rank]++ == 0) active_since_[c.rank] = now;
-      next = std::min(next, now + static_cast<std::uint64_t>(std::min(t.tRCD, t.tRCDW)));
-      break;
-    case DramCmd::PRE:
-      close(b, c.rank);
-      next = std::min(next, now + static_cast<std::uint64_t>(t.tRP));
-      break;
-    case DramCmd::PREA:
-      for (int i = c.rank * spec_.org.banks_per_rank(); i < (c.rank + 1) * spec_.org.banks_per_rank(); ++i)
-        close(banks_[i], c.rank);
-      next = std::min(next, now + static_cast<std::uint64_t>(t.tRPab));
-      break;
-    case DramCmd::REF:
-    case DramCmd::REFpb: {
-      const bool per_bank = c.cmd == DramCmd::REFpb;
-      refresh_owed_[c.rank] = false;
-      refresh_due_[c.rank] += static_cast<std::uint64_t>(per_bank ? t.tREFIpb : t.tREFI);
-      if (per_bank) refresh_bank_[c.rank] = (refresh_bank_[c.rank] + 1) % spec_.org.banks_per_rank();
-      next = std::min(next, now + static_cast<std::uint64_t>(per_bank ? std::min(t.tRFCpb, t.tRREFD) : t.tRFC));
-      break;
-    }
-    case DramCmd::RD:
-    case DramCmd::WR:
-      break;
+  // What the command does to the banks, from the protocol (a device's own commands included).
+  const DramCommandInfo& info = protocol_.info(c.cmd);
+  const int first = c.rank * spec_.org.banks_per_rank();
+  if (info.opens_row) {
+    b.open = true;
+    b.row = c.row;
+    if (open_banks_[c.rank]++ == 0) active_since_[c.rank] = now;
   }
+  if (info.closes_row && info.rank_scoped)
+    for (int i = first; i < first + spec_.org.banks_per_rank(); ++i) close(banks_[i], c.rank);
+  else if (info.closes_row)
+    close(b, c.rank);
+  if (info.refreshes) {
+    const bool per_bank = !info.rank_scoped;
+    refresh_owed_[c.rank] = false;
+    refresh_due_[c.rank] += static_cast<std::uint64_t>(per_bank ? t.tREFIpb : t.tREFI);
+    if (per_bank) refresh_bank_[c.rank] = (refresh_bank_[c.rank] + 1) % spec_.org.banks_per_rank();
+  }
+  if (const std::uint64_t wake = wake_after_[static_cast<std::size_t>(c.cmd)]; wake != kIdle) next = std::min(next, now + wake);
   if (c.index == SIZE_MAX) return;  // a refresh or page-policy command
 
   std::vector<Request>& q = *c.queue;
   Request& r = q[c.index];
   if (c.cmd == DramCmd::PRE) r.needed_pre = true;
   if (c.cmd == DramCmd::ACT) r.needed_act = true;
-  if (!is_column(c.cmd)) return;
+  if (!info.column) return;
 
   (r.needed_pre ? stats_.row_conflicts : r.needed_act ? stats_.row_misses : stats_.row_hits)->add();
   const bool write = c.cmd == DramCmd::WR;

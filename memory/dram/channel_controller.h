@@ -20,6 +20,7 @@
 
 #include "memory/dram/address_mapping.h"
 #include "memory/dram/dram_command.h"
+#include "memory/dram/dram_protocol.h"
 #include "memory/dram/dram_spec.h"
 #include "memory/dram/timing_table.h"
 #include "sim/stats.h"
@@ -43,7 +44,7 @@ struct ControllerConfig {
 
 // Statistics of one channel, registered by the owner under the channel's name.
 struct ChannelStats {
-  Counter* commands[kDramCmds];
+  std::vector<Counter*> commands;  // by command id (DramProtocol)
   Counter *reads, *writes, *forwarded_reads, *row_hits, *row_misses, *row_conflicts;
   Distribution *read_latency, *write_latency;             // this channel, ns
   Distribution *total_read_latency, *total_write_latency;  // all channels, ns
@@ -127,7 +128,9 @@ class ChannelController {
   ControllerConfig config_;
   ChannelStats stats_;
   ProtocolChecker* checker_;
+  DramProtocol protocol_;
   TimingTable timing_;
+  std::vector<std::uint64_t> wake_after_;  // by command: cycles until anything may follow it (kIdle: none)
   std::vector<Request> reads_, writes_;
   std::vector<Bank> banks_;
   std::vector<std::uint64_t> hit_stamp_;  // == stamp_: a request of the scanned queue hits the bank's row

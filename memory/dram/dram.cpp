@@ -118,6 +118,7 @@ Dram::Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& c
                        {},
                        {}}),
       spec_(DramSpec::from_config(cfg, static_cast<double>(clock().frequency_hz()))),
+      protocol_(spec_.protocol()),
       controller_config_(controller_config(cfg.child("controller"), spec_)),
       mapping_(read_mapping(cfg.child("controller"), spec_.org)),
       energy_(DramEnergy::from(spec_)),
@@ -145,9 +146,9 @@ Dram::Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& c
   for (int i = 0; i < n; ++i) {
     auto ch = std::make_unique<Channel>();
     const std::string p = fmt::format("ch{}.", i);
-    for (int c = 0; c < kDramCmds; ++c) {
-      const char* cmd = command_name(static_cast<DramCmd>(c));
-      ch->stats.commands[c] = &counter(p + "commands." + cmd, "commands", fmt::format("{} commands issued", cmd));
+    for (int c = 0; c < protocol_.size(); ++c) {
+      const std::string& cmd = protocol_.name(static_cast<DramCmd>(c));
+      ch->stats.commands.push_back(&counter(p + "commands." + cmd, "commands", fmt::format("{} commands issued", cmd)));
     }
     ch->stats.reads = &counter(p + "reads", "bursts", "read bursts served");
     ch->stats.writes = &counter(p + "writes", "bursts", "write bursts written");
@@ -169,10 +170,11 @@ Dram::Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& c
       const int track = ctx.timeline().track(fmt::format("{}.ch{} commands", this->name(), i));
       const Clock& clk = clock();
       Timeline& timeline = ctx.timeline();
-      ch->ctrl->observe([track, &clk, &timeline](const DramCommand& c) {
+      ch->ctrl->observe([track, &clk, &timeline, this](const DramCommand& c) {
+        const DramCommandInfo& info = protocol_.info(c.cmd);
         timeline.instant(track,
-                         fmt::format("{} r{} bg{} b{}{}", command_name(c.cmd), c.rank, c.bank_group, c.bank,
-                                     c.cmd == DramCmd::ACT || is_column(c.cmd) ? fmt::format(" row {}", c.row) : ""),
+                         fmt::format("{} r{} bg{} b{}{}", info.name, c.rank, c.bank_group, c.bank,
+                                     info.opens_row || info.column ? fmt::format(" row {}", c.row) : ""),
                          clk.time_of(c.cycle));
       });
     }
@@ -416,7 +418,8 @@ void Dram::finalize(const sc_core::sc_time& end) {
   const auto rate = [](std::uint64_t part, std::uint64_t whole) {
     return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
   };
-  std::uint64_t hits = 0, accesses = 0, cmds[kDramCmds] = {}, active = 0;
+  std::uint64_t hits = 0, accesses = 0, active = 0;
+  std::vector<std::uint64_t> cmds(static_cast<std::size_t>(protocol_.size()), 0);
   double energy = 0;
   for (std::size_t i = 0; i < channels_.size(); ++i) {
     Channel& ch = *channels_[i];
@@ -426,7 +429,7 @@ void Dram::finalize(const sc_core::sc_time& end) {
     const std::uint64_t ch_accesses = s.row_hits->count() + s.row_misses->count() + s.row_conflicts->count();
     hits += s.row_hits->count();
     accesses += ch_accesses;
-    for (int c = 0; c < kDramCmds; ++c) cmds[c] += s.commands[c]->count();
+    for (std::size_t c = 0; c < cmds.size(); ++c) cmds[c] += s.commands[c]->count();
     active += ch.ctrl->active_rank_cycles() + ch.analytic_active_cycles;
     scalar(p + "row_hit_rate", "fraction", "row hits over accesses").set(rate(s.row_hits->count(), ch_accesses));
     scalar(p + "bandwidth", "GB/s", "bytes over simulated time")
@@ -448,8 +451,8 @@ void Dram::finalize(const sc_core::sc_time& end) {
   refresh_bank_energy_->add(cmds[static_cast<int>(DramCmd::REFpb)]);
   active_energy_->add(active);
   io_energy_->add(8 * bytes_moved());
-  for (int c = 0; c < kDramCmds; ++c) {
-    const char* cmd = command_name(static_cast<DramCmd>(c));
+  for (std::size_t c = 0; c < cmds.size(); ++c) {
+    const std::string& cmd = protocol_.name(static_cast<DramCmd>(c));
     scalar(std::string("commands.") + cmd, "commands", fmt::format("{} commands issued on all channels", cmd))
         .set(static_cast<double>(cmds[c]));
   }

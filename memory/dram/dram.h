@@ -80,6 +80,7 @@ class Dram : public Component, public MemoryTarget, public AnalyticMemory {
   // from the next edge on.
   AtTarget port_;
   DramSpec spec_;
+  DramProtocol protocol_;  // its command set, for counters and traces
   ControllerConfig controller_config_;
   AddressMapping mapping_;
   DramEnergy energy_;

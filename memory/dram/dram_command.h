@@ -1,4 +1,6 @@
-// DRAM commands as the controller issues them and the protocol checker verifies them.
+// DRAM commands as the controller issues them and the protocol checker verifies them. The
+// standard commands have fixed ids; a device adds its own after them (dram_protocol.h), so a
+// command is an id into the device's DramProtocol, which names it and says what it does.
 #pragma once
 
 #include <cstdint>
@@ -6,21 +8,15 @@
 namespace strata {
 
 enum class DramCmd : std::uint8_t { ACT, PRE, PREA, RD, WR, REF, REFpb };
-inline constexpr int kDramCmds = 7;
-
-inline const char* command_name(DramCmd c) {
-  static const char* names[kDramCmds] = {"ACT", "PRE", "PREA", "RD", "WR", "REF", "REFpb"};
-  return names[static_cast<int>(c)];
-}
-inline bool is_column(DramCmd c) { return c == DramCmd::RD || c == DramCmd::WR; }
+inline constexpr int kStandardDramCmds = 7;
 
 struct DramCommand {
   DramCmd cmd = DramCmd::ACT;
   std::uint64_t cycle = 0;
   int rank = 0;
-  int bank_group = 0;  // ACT, PRE, RD, WR, REFpb
+  int bank_group = 0;  // bank-scoped commands
   int bank = 0;        // within the bank group
-  std::uint32_t row = 0;  // ACT, RD, WR
+  std::uint32_t row = 0;  // commands that open or use a row
 };
 
 }  // namespace strata

@@ -29,6 +29,12 @@ std::uint64_t DramOrganization::capacity_bytes() const {
          static_cast<std::uint64_t>(banks_per_rank()) * static_cast<std::uint64_t>(rows) * row_bytes();
 }
 
+DramProtocol DramSpec::protocol() const {
+  DramProtocol p = DramProtocol::standard(timing);
+  if (extend_protocol) extend_protocol(p, *this);
+  return p;
+}
+
 bool DramSpec::separate_row_column_buses() const {
   return family == DramFamily::HBM2 || family == DramFamily::HBM2E || family == DramFamily::HBM3;
 }

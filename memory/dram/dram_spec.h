@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
+#include "memory/dram/dram_protocol.h"
 #include "sim/schema.h"
 
 namespace strata {
@@ -91,6 +93,12 @@ struct DramSpec {
   DramOrganization org;
   DramTiming timing;
   DramPower power;
+
+  // What a device adds to the standard command set and rules (a PIM device's commands); unset
+  // for a plain DRAM.
+  std::function<void(DramProtocol& protocol, const DramSpec& spec)> extend_protocol;
+  // The device's commands and timing rules: the standard ones with `timing`'s values, extended.
+  DramProtocol protocol() const;
 
   bool separate_row_column_buses() const;
   bool has_per_bank_refresh() const { return timing.tREFIpb > 0; }

@@ -6,16 +6,70 @@ namespace strata {
 
 ProtocolChecker::ProtocolChecker(const DramSpec& spec, bool refresh_required)
     : spec_(spec),
+      protocol_(spec.protocol()),
       refresh_required_(refresh_required),
       banks_(spec.org.ranks * spec.org.banks_per_rank()),
       groups_(spec.org.ranks * spec.org.bank_groups),
-      ranks_(spec.org.ranks) {}
+      ranks_(spec.org.ranks) {
+  for (const TimingRule& r : protocol_.rules())
+    if (!DramProtocol::is_standard(r.from) || !DramProtocol::is_standard(r.to)) device_rules_.push_back(&r);
+  const auto n = static_cast<std::size_t>(protocol_.size());
+  last_bank_.assign(banks_.size() * n, kNever);
+  last_group_.assign(groups_.size() * n, kNever);
+  last_rank_.assign(ranks_.size() * n, kNever);
+}
+
+void ProtocolChecker::check_device_rules(const DramCommand& c) {
+  const int group = c.rank * spec_.org.bank_groups + c.bank_group;
+  const int bank_at = group * spec_.org.banks_per_group + c.bank;
+  for (const TimingRule* r : device_rules_) {
+    if (r->to != c.cmd) continue;
+    const std::string after = protocol_.name(r->from);
+    switch (r->level) {
+      case TimingLevel::Bank: require(r->name.c_str(), (after + " to the same bank").c_str(), last(r->level, bank_at, r->from), r->latency); break;
+      case TimingLevel::Group: require(r->name.c_str(), (after + " in the same bank group").c_str(), last(r->level, group, r->from), r->latency); break;
+      case TimingLevel::Rank: require(r->name.c_str(), (after + " in the rank").c_str(), last(r->level, c.rank, r->from), r->latency); break;
+      case TimingLevel::OtherRanks:
+        for (int i = 0; i < spec_.org.ranks; ++i)
+          if (i != c.rank) require(r->name.c_str(), (after + " in another rank").c_str(), last(TimingLevel::Rank, i, r->from), r->latency);
+        break;
+    }
+  }
+  const auto now = static_cast<std::int64_t>(c.cycle);
+  last(TimingLevel::Bank, bank_at, c.cmd) = last(TimingLevel::Group, group, c.cmd) = last(TimingLevel::Rank, c.rank, c.cmd) = now;
+}
+
+void ProtocolChecker::apply_device_state(const DramCommand& c, Bank& b) {
+  const DramCommandInfo& info = protocol_.info(c.cmd);
+  const int count = spec_.org.banks_per_rank();
+  const auto now = static_cast<std::int64_t>(c.cycle);
+  if (info.rank_scoped) {
+    for (int i = 0; i < count; ++i) {
+      Bank& x = banks_[c.rank * count + i];
+      if (info.refreshes && x.open) fail(fmt::format("state violated: {} while row {} of a bank is open", where(), x.row));
+      if (info.closes_row) x.open = false;
+      if (info.refreshes) x.refreshed = now;
+    }
+    return;
+  }
+  if ((info.opens_row || info.refreshes) && b.open) fail(fmt::format("state violated: {} while row {} is open", where(), b.row));
+  if (info.column && !b.open) fail(fmt::format("state violated: {} to a bank with no open row", where()));
+  else if (info.column && b.row != c.row) fail(fmt::format("state violated: {} but row {} is open", where(), b.row));
+  if (info.closes_row && !b.open) fail(fmt::format("state violated: {} to a bank with no open row", where()));
+  if (info.opens_row) {
+    b.open = true;
+    b.row = c.row;
+  }
+  if (info.closes_row) b.open = false;
+  if (info.refreshes) b.refreshed = now;
+}
 
 std::string ProtocolChecker::where() const {
   const DramCommand& c = current_;
-  std::string s = fmt::format("{} at cycle {} to rank {}", command_name(c.cmd), c.cycle, c.rank);
-  if (c.cmd != DramCmd::REF && c.cmd != DramCmd::PREA) s += fmt::format(" bank group {} bank {}", c.bank_group, c.bank);
-  if (c.cmd == DramCmd::ACT || is_column(c.cmd)) s += fmt::format(" row {}", c.row);
+  const DramCommandInfo& info = protocol_.info(c.cmd);
+  std::string s = fmt::format("{} at cycle {} to rank {}", info.name, c.cycle, c.rank);
+  if (!info.rank_scoped) s += fmt::format(" bank group {} bank {}", c.bank_group, c.bank);
+  if (info.opens_row || info.column) s += fmt::format(" row {}", c.row);
   return s;
 }
 
@@ -38,12 +92,13 @@ std::string ProtocolChecker::check(const DramCommand& c) {
   const int BL = t.tBURST;
   const auto now = static_cast<std::int64_t>(c.cycle);
   const int bank_count = spec_.org.banks_per_rank();
+  if (static_cast<int>(c.cmd) >= protocol_.size()) return fmt::format("command id {} is not in the device's protocol", static_cast<int>(c.cmd));
   if (c.rank < 0 || c.rank >= spec_.org.ranks || c.bank_group < 0 || c.bank_group >= spec_.org.bank_groups ||
       c.bank < 0 || c.bank >= spec_.org.banks_per_group || c.row >= spec_.org.rows)
     return fmt::format("{} addresses a bank or row the device does not have", where());
 
   // One command per cycle on each command bus (HBM has a row and a column bus).
-  const bool column_bus = spec_.separate_row_column_buses() && is_column(c.cmd);
+  const bool column_bus = spec_.separate_row_column_buses() && protocol_.info(c.cmd).column;
   std::int64_t& bus = column_bus ? last_col_cmd_ : last_row_cmd_;
   if (now < std::max(last_row_cmd_, last_col_cmd_) && !spec_.separate_row_column_buses())
     fail(fmt::format("command order violated: {} is earlier than the previous command", where()));
@@ -151,7 +206,11 @@ std::string ProtocolChecker::check(const DramCommand& c) {
       require("tRRD_S", "ACT in the rank", r.acts[3], t.tRRD_S);
       r.refpb = b.refpb = b.refreshed = now;
       break;
+    default:  // a device's own command
+      apply_device_state(c, b);
+      break;
   }
+  check_device_rules(c);
   if (refresh_required_) {
     const std::int64_t deadline = 9 * static_cast<std::int64_t>(t.tREFI);
     for (int i = 0; i < bank_count && error_.empty(); ++i) {

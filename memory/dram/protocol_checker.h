@@ -1,8 +1,11 @@
 // An independent check of every command a controller issues against the standard's timing
 // and state rules (sim.check_protocol: true). It keeps its own command history and bank states
-// and states each constraint once, by its JEDEC name, instead of sharing TimingTable's rules,
-// so that a wrong rule there (or a scheduler bug) shows up here as the first violation, with the
-// command, bank and cycle.
+// and states each JEDEC constraint once, by its name, instead of sharing the protocol's rule
+// table (dram_protocol.h), so that a wrong rule there (or a scheduler bug) shows up here as the
+// first violation, with the command, bank and cycle. A device's own commands are checked from
+// the protocol: their state by what they do (open, close, use a row, refresh) and every rule
+// from or to them, over a generic history of when each command last went to each bank, bank
+// group and rank.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +13,7 @@
 #include <vector>
 
 #include "memory/dram/dram_command.h"
+#include "memory/dram/dram_protocol.h"
 #include "memory/dram/dram_spec.h"
 
 namespace strata {
@@ -44,7 +48,18 @@ class ProtocolChecker {
   std::string where() const;
   Bank& bank(int rank, int group, int b) { return banks_[(rank * spec_.org.bank_groups + group) * spec_.org.banks_per_group + b]; }
 
+  // The rules that involve a device's own command, and the generic check of them and of its state.
+  void check_device_rules(const DramCommand& c);
+  void apply_device_state(const DramCommand& c, Bank& b);
+  std::int64_t& last(TimingLevel level, int index, DramCmd cmd) {
+    auto& v = level == TimingLevel::Bank ? last_bank_ : level == TimingLevel::Group ? last_group_ : last_rank_;
+    return v[static_cast<std::size_t>(index) * static_cast<std::size_t>(protocol_.size()) + static_cast<std::size_t>(cmd)];
+  }
+
   DramSpec spec_;
+  DramProtocol protocol_;
+  std::vector<const TimingRule*> device_rules_;  // rules from or to a device command
+  std::vector<std::int64_t> last_bank_, last_group_, last_rank_;  // by (index, command)
   bool refresh_required_;
   std::vector<Bank> banks_;
   std::vector<Group> groups_;

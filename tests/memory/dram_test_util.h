@@ -51,8 +51,9 @@ class ControllerHarness {
  public:
   ControllerHarness(const DramSpec& spec, const ControllerConfig& config, bool check_protocol = false)
       : spec_(spec) {
-    for (int c = 0; c < kDramCmds; ++c)
-      stats_.commands[c] = &reg_.counter("commands." + std::string(command_name(static_cast<DramCmd>(c))), "", "");
+    const DramProtocol protocol = spec.protocol();
+    for (int c = 0; c < protocol.size(); ++c)
+      stats_.commands.push_back(&reg_.counter("commands." + protocol.name(static_cast<DramCmd>(c)), "", ""));
     stats_.reads = &reg_.counter("reads", "", "");
     stats_.writes = &reg_.counter("writes", "", "");
     stats_.forwarded_reads = &reg_.counter("forwarded", "", "");

@@ -2,6 +2,7 @@
 // bandwidth against their bounds, the protocol checker on random traffic (and on a deliberately
 // broken scheduler), energy per command against DRAMsim3's IDD figures, address mappings and
 // config errors. These drive ChannelController directly, cycle-exact, without SystemC.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 
 #include "dram_test_util.h"
 #include "memory/dram/dram_energy.h"
+#include "memory/dram/timing_table.h"
 #include "sim/input_error.h"
 
 using strata::AddressMapping;
@@ -219,6 +221,49 @@ TEST(Dram, ProtocolCheckerReportsStateErrors) {
   ProtocolChecker e(p->spec, false);
   e.check(DramCommand{DramCmd::ACT, 0, 0, 0, 0, 5});
   EXPECT_NE(e.check(DramCommand{DramCmd::REF, 100, 0, 0, 0, 0}).find("state violated: REF"), std::string::npos);
+}
+
+// A device's own command joins the protocol as data (what it does, its rules): the timing
+// table holds the controller to its rules, and the checker checks its state and rules without
+// a line of either changed (the ground PIM commands stand on).
+TEST(Dram, ADevicesOwnCommandJoinsTheTimingTableAndTheChecker) {
+  auto p = load_dram_preset("ddr4-3200");
+  strata::DramSpec spec = p->spec;
+  const int tRCD = spec.timing.tRCD;
+  spec.extend_protocol = [](strata::DramProtocol& protocol, const strata::DramSpec& s) {
+    strata::DramCommandInfo mac;
+    mac.name = "MAC";
+    mac.column = true;  // reads its bank's open row into the bank's multiply-accumulate unit
+    const DramCmd id = protocol.add_command(mac);
+    protocol.add_rule({DramCmd::ACT, id, strata::TimingLevel::Bank, s.timing.tRCD, "tRCD"});
+    protocol.add_rule({id, id, strata::TimingLevel::Group, 4, "tMAC"});
+    protocol.add_rule({id, DramCmd::PRE, strata::TimingLevel::Bank, 9, "tMAC_PRE"});
+  };
+  const strata::DramProtocol protocol = spec.protocol();
+  ASSERT_EQ(protocol.size(), strata::kStandardDramCmds + 1);
+  const DramCmd mac = *protocol.find("MAC");
+
+  strata::TimingTable t(spec);
+  t.issue(DramCommand{DramCmd::ACT, 0, 0, 1, 2, 5});
+  EXPECT_EQ(t.earliest(mac, 0, 1, 2), static_cast<std::uint64_t>(tRCD));
+  t.issue(DramCommand{mac, 100, 0, 1, 2, 5});
+  EXPECT_EQ(t.earliest(mac, 0, 1, 3), 104u);  // same bank group
+  EXPECT_EQ(t.earliest(mac, 0, 0, 3), 0u);    // another bank group: no rule
+  EXPECT_GE(t.earliest(DramCmd::PRE, 0, 1, 2), 109u);
+
+  strata::ProtocolChecker c(spec, false);
+  EXPECT_EQ(c.check(DramCommand{DramCmd::ACT, 0, 0, 1, 2, 5}), "");
+  EXPECT_EQ(c.check(DramCommand{mac, static_cast<std::uint64_t>(tRCD) - 1, 0, 1, 2, 5}),
+            fmt::format("tRCD violated: MAC at cycle {} to rank 0 bank group 1 bank 2 row 5 is {} cycles after ACT to "
+                        "the same bank at cycle 0 (needs {})",
+                        tRCD - 1, tRCD - 1, tRCD));
+  strata::ProtocolChecker ok(spec, false);
+  EXPECT_EQ(ok.check(DramCommand{DramCmd::ACT, 0, 0, 1, 2, 5}), "");
+  EXPECT_EQ(ok.check(DramCommand{mac, 100, 0, 1, 2, 5}), "");
+  EXPECT_NE(ok.check(DramCommand{mac, 102, 0, 1, 2, 5}).find("tMAC violated"), std::string::npos);
+  EXPECT_NE(ok.check(DramCommand{DramCmd::PRE, 105, 0, 1, 2, 0}).find("tMAC_PRE violated"), std::string::npos);
+  strata::ProtocolChecker closed(spec, false);
+  EXPECT_NE(closed.check(DramCommand{mac, 100, 0, 1, 2, 5}).find("state violated: MAC"), std::string::npos);
 }
 
 // Energy per command from the IDD model. DRAMsim3 multiplies currents by cycles without tCK
