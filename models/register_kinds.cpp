@@ -4,6 +4,7 @@
 #include "models/dma/dma_engine.h"
 #include "models/link/chip_link.h"
 #include "models/link/link_cost.h"
+#include "models/noc/noc.h"
 #include "models/noc/router_cost.h"
 #include "models/scratchpad/scratchpad.h"
 #include "models/systolic/systolic_array.h"
@@ -19,6 +20,7 @@ void register_model_kinds(Registry& r) {
   r.add_component<Scratchpad>();
   r.add_component<DmaEngine>();
   r.add_component<ChipLink>();
+  r.add_component<Noc>();
   r.tech_sections().add(link_cost_section());
   r.tech_sections().add(router_cost_section());
 }

@@ -98,6 +98,11 @@ ParamSpec& ParamSpec::of_choices(std::vector<std::string> c) {
   return *this;
 }
 
+ParamSpec& ParamSpec::hash_only_when_changed() {
+  hashed_only_when_changed = true;
+  return *this;
+}
+
 ParamSpec& ParamSpec::no_effect_on_results() {
   affects_results = false;
   return *this;
@@ -485,34 +490,51 @@ ValidatedNode validate(ConfigNode& node, const KindSpec& spec, const std::string
   return out;
 }
 
+namespace {
+
+// One parameter's value in the canonical form.
+nlohmann::json canonical_value(const ParamValue& v) {
+  switch (v.spec->type) {
+    case ParamType::Bool: return v.boolean;
+    case ParamType::Int: return v.integer;
+    case ParamType::Float:
+    case ParamType::Quantity:
+      // 12 significant digits: "0.05 us" and "50 ns" differ in the last bit of a double.
+      return std::stod(fmt::format("{:.12g}", v.number));
+    case ParamType::String:
+      // A table named by file is hashed by content, as paths are.
+      return v.spec->name_or_file && names_a_file(v.text) ? "xxh3:" + file_hash(v.text) : v.text;
+    case ParamType::Enum: return v.text;
+    case ParamType::Path: return v.text.empty() ? "" : "xxh3:" + file_hash(v.text);
+    case ParamType::List:
+    case ParamType::FormatRate:
+      if (v.spec->item_type == ParamType::Int) return v.item_integers;
+      if (v.spec->item_type == ParamType::Float) {
+        nlohmann::json a = nlohmann::json::array();
+        for (double x : v.item_numbers) a.push_back(std::stod(fmt::format("{:.12g}", x)));
+        return a;
+      }
+      return v.items;
+  }
+  return nullptr;
+}
+
+bool is_default(const ParamValue& v) {
+  const ParamSpec& p = *v.spec;
+  if (!p.default_text) return false;
+  const ConfigNode def = ConfigNode::scalar(*p.default_text, SourceLoc{"<default>"});
+  return canonical_value(parse_value(p, def, p.name)) == canonical_value(v);
+}
+
+}  // namespace
+
 nlohmann::json ValidatedNode::canonical() const {
   nlohmann::json j = nlohmann::json::object();
   if (spec->category != "section" && !default_kind) j["kind"] = spec->name;
   for (const auto& [name, v] : params.values()) {
     if (!v.spec->affects_results) continue;
-    switch (v.spec->type) {
-      case ParamType::Bool: j[name] = v.boolean; break;
-      case ParamType::Int: j[name] = v.integer; break;
-      case ParamType::Float:
-      case ParamType::Quantity:
-        // 12 significant digits: "0.05 us" and "50 ns" differ in the last bit of a double.
-        j[name] = std::stod(fmt::format("{:.12g}", v.number));
-        break;
-      case ParamType::String:
-        // A table named by file is hashed by content, as paths are.
-        j[name] = v.spec->name_or_file && names_a_file(v.text) ? "xxh3:" + file_hash(v.text) : v.text;
-        break;
-      case ParamType::Enum: j[name] = v.text; break;
-      case ParamType::Path: j[name] = v.text.empty() ? "" : "xxh3:" + file_hash(v.text); break;
-      case ParamType::List:
-        if (v.spec->item_type == ParamType::Int) j[name] = v.item_integers;
-        else if (v.spec->item_type == ParamType::Float) {
-          j[name] = nlohmann::json::array();
-          for (double x : v.item_numbers) j[name].push_back(std::stod(fmt::format("{:.12g}", x)));
-        }
-        else j[name] = v.items;
-        break;
-    }
+    if (v.spec->hashed_only_when_changed && is_default(v)) continue;
+    j[name] = canonical_value(v);
   }
   for (const auto& [name, child] : children) j[name] = child.canonical();
   return j;

@@ -32,6 +32,9 @@ struct ParamSpec {
   std::vector<std::string> choices;         // Enum, and List of Enum
   ParamType item_type = ParamType::String;  // List: the type of each item; range and choices apply per item
   bool affects_results = true;              // false: left out of the config hash
+  // Left out of the config hash while its value equals the default: a parameter added to a
+  // kind after results exist renames no result folder until someone sets it.
+  bool hashed_only_when_changed = false;
   bool inherited = false;    // when absent, takes the value of the nearest enclosing node that has it
   bool name_or_file = false;  // String: a name, or a file (contains '/' or ends in .yaml) resolved like a Path
 
@@ -39,6 +42,7 @@ struct ParamSpec {
   ParamSpec& range(const std::string& lo, const std::string& hi);
   ParamSpec& at_least(const std::string& lo);
   ParamSpec& no_effect_on_results();
+  ParamSpec& hash_only_when_changed();
   ParamSpec& inherit();
   ParamSpec& or_file();
   ParamSpec& of(ParamType item);                            // List items: Int, Float or String

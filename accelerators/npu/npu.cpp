@@ -12,7 +12,6 @@
 namespace strata {
 
 KindSpec Npu::spec() {
-  static const KindSpec noc = component_section(Noc::spec());
   KindSpec s;
   s.name = "npu";
   s.description = "multi-core NPU (matrix engine, vector unit, scratchpad, DMA per core; NoC; memory) running operator graphs";
@@ -23,7 +22,8 @@ KindSpec Npu::spec() {
             .def("2")
             .range("1", "16"));
   s.slot(SlotSpec{"core", "every core's units (keys of npu_core)", "section", "", false, &NpuCore::section()});
-  s.slot(SlotSpec{"noc", "the on-chip network from the cores to memory (keys of noc)", "section", "", false, &noc});
+  s.slot(SlotSpec{"noc", "the on-chip network from the cores to memory (a noc role kind; default noc)", "component",
+                  kNocRole, false, nullptr, "noc"});
   s.slot(SlotSpec{"memory", "the memory the cores' DMA engines reach (a memory_target kind: dram, simple_memory)",
                   "component", kMemoryTargetRole, true, nullptr});
   return s;
@@ -43,11 +43,14 @@ Npu::Npu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
   const int buffers = static_cast<int>(params().integer("buffers"));
   for (int i = 0; i < cores; ++i)
     cores_.push_back(std::make_unique<NpuCore>(fmt::format("core{}", i).c_str(), cfg.child("core"), ctx, i, buffers, *this));
-  noc_ = std::make_unique<Noc>("noc", cfg.child("noc"), ctx, cores);
+  noc_ = build_part<Noc>("noc");
+  noc_->connect(cores);
   memory_component_ = build_child("memory");
   memory_ = dynamic_cast<MemoryTarget*>(memory_component_.get());
   for (auto& core : cores_) bind_at(ctx, core->dma().initiator_socket(), noc_->target_socket(), core->basename());
-  bind_at(ctx, noc_->initiator_socket(), memory_->target_socket(), noc_->basename());
+  for (int p = 0; p < noc_->memory_ports(); ++p)
+    bind_at(ctx, noc_->memory_port(p), memory_->target_socket(),
+            p == 0 ? std::string(noc_->basename()) : fmt::format("{}.port{}", noc_->basename(), p));
   peak_bandwidth_.set(memory_->peak_bandwidth());
   op_track_ = ctx.timeline().track(std::string(this->name()) + " operators");
   ctx.report("latency_s", stat_name("latency"));

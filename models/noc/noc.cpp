@@ -13,12 +13,24 @@ namespace strata {
 KindSpec Noc::spec() {
   KindSpec s;
   s.name = "noc";
-  s.description = "on-chip interconnect from the cores to the memory port: crossbar or 2-D mesh with link contention";
+  s.description =
+      "on-chip interconnect from the cores to the memory ports: crossbar or 2-D mesh with link contention";
   s.with_clock();
+  s.provides(kNocRole);
   s.add(param::choice("topology", {"crossbar", "mesh"},
-                      "crossbar: one hop from every core to the memory port; mesh: cores on a grid, memory at router 0, "
-                      "X-then-Y routing")
+                      "crossbar: one hop from every core to every memory port; mesh: cores on a grid, memory ports on the "
+                      "first row's routers (one port: router 0), X-then-Y routing")
             .def("crossbar"));
+  s.add(param::integer("memory_ports", "links from the network to the memory, each its own memory_port_width")
+            .def("1")
+            .range("1", "64")
+            .hash_only_when_changed());
+  s.add(param::quantity("port_interleave", UnitFamily::Size,
+                        "address bytes mapped to one memory port before the next (request goes to port "
+                        "address / port_interleave mod memory_ports)")
+            .def("4 KiB")
+            .range("64 B", "1 GiB")
+            .hash_only_when_changed());
   s.add(param::integer("columns", "mesh: routers per row (0: the smallest square grid that holds every core)")
             .def("0")
             .range("0", "1024"));
@@ -37,7 +49,7 @@ KindSpec Noc::spec() {
   return s;
 }
 
-Noc::Noc(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, int cores)
+Noc::Noc(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx)
     : Component(name, cfg, ctx),
       targets_("target_socket", {[this](int core, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
                                    return accept(core, gp, delay);
@@ -45,70 +57,87 @@ Noc::Noc(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
                                  {},
                                  {},
                                  {}}),
-      initiator_("initiator_socket",
-                 [this](tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay) { responses_.notify(gp, delay); }),
-      cores_(cores),
       mesh_(params().string("topology") == "mesh"),
       hop_s_(clock().time_of(static_cast<std::uint64_t>(params().integer("hop_latency"))).to_seconds()),
       seconds_per_byte_(clock().period().to_seconds() / params().quantity("link_width")),
+      port_seconds_per_byte_(clock().period().to_seconds() / params().quantity("memory_port_width")),
       header_bytes_(static_cast<std::uint64_t>(params().quantity("header"))),
+      interleave_(static_cast<std::uint64_t>(params().quantity("port_interleave"))),
       responses_("responses"),
       messages_(counter("messages", "messages", "requests and responses carried")),
       bytes_(counter("bytes", "B", "bytes carried (headers and data)")),
       link_bytes_(counter("link_bytes", "B", "bytes times links crossed")),
       hops_per_message_(average("hops", "hops", "routers crossed per message")),
       queueing_(average("queueing", "ns", "time messages waited for busy links")) {
-  if (mesh_) {
-    const auto given = params().integer("columns");
-    columns_ = given > 0 ? static_cast<int>(given) : static_cast<int>(std::ceil(std::sqrt(cores_)));
+  const int ports = static_cast<int>(params().integer("memory_ports"));
+  for (int p = 0; p < ports; ++p) {
+    ports_.push_back(std::make_unique<Port>(
+        p == 0 ? std::string("initiator_socket") : fmt::format("initiator_socket_{}", p),
+        [this](tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay) { responses_.notify(gp, delay); }));
+    Port& port = *ports_.back();
+    sc_core::sc_spawn([this, &port] { forward(port); }, p == 0 ? "forward" : fmt::format("forward_{}", p).c_str());
   }
-  // Links: per router four outputs (E, W, N, S) in a mesh, or per core one in and one out of the
-  // crossbar; plus the memory port (index 0: toward memory, 1: back).
-  links_.resize(2 + static_cast<size_t>(mesh_ ? 4 * cores_ : 2 * cores_));
   const TechTable& t = tech();
   const UnitCost router = router_cost(t);
   const double wire = t.wire_energy_per_bit_mm() * params().quantity("link_length");
   bit_energy_ = &energy_event("bit_hop", router.energy_j + wire, "bits times routers crossed (router plus link wire)");
-  const int routers = mesh_ ? cores_ : 1;
-  add_area("routers", routers * router.area_mm2, routers * router.leakage_w);
   SC_HAS_PROCESS(Noc);
-  SC_THREAD(forward);
   SC_METHOD(route_back);
   sensitive << responses_.get_event();
   dont_initialize();
 }
 
-std::vector<int> Noc::path(int core, bool to_memory) const {
-  std::vector<int> links;
-  const int port = to_memory ? 0 : 1;
-  if (!mesh_) {
-    const int own = 2 + 2 * core + (to_memory ? 0 : 1);
-    if (to_memory) return {own, port};
-    return {port, own};
+void Noc::connect(int initiators) {
+  if (cores_ != 0) throw std::logic_error("noc: connected twice");
+  cores_ = initiators;
+  if (mesh_) {
+    const auto given = params().integer("columns");
+    columns_ = given > 0 ? static_cast<int>(given) : static_cast<int>(std::ceil(std::sqrt(cores_)));
   }
-  // Mesh, X then Y toward memory at router 0; the reverse path goes back along X then Y from
-  // router 0 (dimension order), so the two directions use different links.
-  auto link = [](int router, int dir) { return 2 + 4 * router + dir; };  // dir: 0 E, 1 W, 2 N, 3 S
+  links_.resize(2 * ports_.size() + static_cast<size_t>(mesh_ ? 4 * cores_ : 2 * cores_));
+  const UnitCost router = router_cost(tech());
+  const int routers = mesh_ ? cores_ : 1;
+  add_area("routers", routers * router.area_mm2, routers * router.leakage_w);
+}
+
+int Noc::port_of(const tlm::tlm_generic_payload& gp) const {
+  return static_cast<int>((gp.get_address() / interleave_) % ports_.size());
+}
+
+std::vector<int> Noc::path(int core, int port, bool to_memory) const {
+  std::vector<int> links;
+  const int port_link = 2 * port + (to_memory ? 0 : 1);
+  const int first = 2 * memory_ports();
+  if (!mesh_) {
+    const int own = first + 2 * core + (to_memory ? 0 : 1);
+    if (to_memory) return {own, port_link};
+    return {port_link, own};
+  }
+  // Mesh, X then Y toward the port's router on the first row; the reverse path goes back along
+  // X then Y from there (dimension order), so the two directions use different links.
+  auto link = [first](int router, int dir) { return first + 4 * router + dir; };  // dir: 0 E, 1 W, 2 N, 3 S
+  const int px = port * std::min(columns_, cores_) / memory_ports();
   int x = core % columns_, y = core / columns_;
   if (to_memory) {
-    for (; x > 0; --x) links.push_back(link(y * columns_ + x, 1));
-    for (; y > 0; --y) links.push_back(link(y * columns_, 2));
-    links.push_back(port);
+    for (; x > px; --x) links.push_back(link(y * columns_ + x, 1));
+    for (; x < px; ++x) links.push_back(link(y * columns_ + x, 0));
+    for (; y > 0; --y) links.push_back(link(y * columns_ + px, 2));
+    links.push_back(port_link);
   } else {
-    links.push_back(port);
-    for (int cx = 0; cx < x; ++cx) links.push_back(link(cx, 0));
+    links.push_back(port_link);
+    for (int cx = px; cx < x; ++cx) links.push_back(link(cx, 0));
+    for (int cx = px; cx > x; --cx) links.push_back(link(cx, 1));
     for (int cy = 0; cy < y; ++cy) links.push_back(link(cy * columns_ + x, 3));
   }
   return links;
 }
 
-sc_core::sc_time Noc::traverse(int core, bool to_memory, std::uint64_t bytes, const sc_core::sc_time& start) {
-  const double port_spb = clock().period().to_seconds() / params().quantity("memory_port_width");
+sc_core::sc_time Noc::traverse(int core, int port, bool to_memory, std::uint64_t bytes, const sc_core::sc_time& start) {
   double t = start.to_seconds(), waited = 0, serialise = 0;
-  const std::vector<int> links = path(core, to_memory);
+  const std::vector<int> links = path(core, port, to_memory);
   for (int id : links) {
     Link& l = links_[static_cast<size_t>(id)];
-    const double ser = static_cast<double>(bytes) * (id < 2 ? port_spb : seconds_per_byte_);
+    const double ser = static_cast<double>(bytes) * (is_port_link(id) ? port_seconds_per_byte_ : seconds_per_byte_);
     const double begin = std::max(t, l.free_s);
     waited += begin - t;
     l.free_s = begin + ser;
@@ -130,66 +159,81 @@ void Noc::account_analytic(int core, std::uint64_t reads, std::uint64_t writes, 
                            std::uint64_t write_bytes) {
   const std::uint64_t requests = reads + writes;
   if (requests == 0) return;
-  const auto to = static_cast<std::uint64_t>(path(core, true).size());
-  const auto back = static_cast<std::uint64_t>(path(core, false).size());
+  // Spread evenly over the ports: the links crossed per message, summed over the ports.
+  std::uint64_t to = 0, back = 0;
+  for (int p = 0; p < memory_ports(); ++p) {
+    to += static_cast<std::uint64_t>(path(core, p, true).size());
+    back += static_cast<std::uint64_t>(path(core, p, false).size());
+  }
+  const auto ports = static_cast<std::uint64_t>(memory_ports());
   // Toward memory: a header per request plus the write data; back: a header plus the read data.
   const std::uint64_t to_bytes = header_bytes_ * requests + write_bytes;
   const std::uint64_t back_bytes = header_bytes_ * requests + read_bytes;
+  const std::uint64_t crossed = (to_bytes * to + back_bytes * back) / ports;
   messages_.add(2 * requests);
   bytes_.add(to_bytes + back_bytes);
-  link_bytes_.add(to_bytes * to + back_bytes * back);
-  hops_per_message_.sample(static_cast<double>(to), requests);
-  hops_per_message_.sample(static_cast<double>(back), requests);
-  bit_energy_->add(8 * (to_bytes * to + back_bytes * back));
+  link_bytes_.add(crossed);
+  hops_per_message_.sample(static_cast<double>(to) / static_cast<double>(ports), requests);
+  hops_per_message_.sample(static_cast<double>(back) / static_cast<double>(ports), requests);
+  bit_energy_->add(8 * crossed);
 }
 
 std::vector<double> Noc::analytic_bandwidth(const std::vector<bool>& active, bool to_memory) const {
-  std::vector<std::vector<int>> paths(static_cast<std::size_t>(cores_));
+  const auto ports = static_cast<std::size_t>(memory_ports());
+  std::vector<std::vector<int>> paths(static_cast<std::size_t>(cores_) * ports);
   std::vector<int> users(links_.size(), 0);
-  for (int c = 0; c < cores_; ++c) {
-    paths[static_cast<std::size_t>(c)] = path(c, to_memory);
-    if (active[static_cast<std::size_t>(c)])
-      for (int id : paths[static_cast<std::size_t>(c)]) ++users[static_cast<std::size_t>(id)];
-  }
+  for (int c = 0; c < cores_; ++c)
+    for (std::size_t p = 0; p < ports; ++p) {
+      auto& route = paths[static_cast<std::size_t>(c) * ports + p] = path(c, static_cast<int>(p), to_memory);
+      if (active[static_cast<std::size_t>(c)])
+        for (int id : route) ++users[static_cast<std::size_t>(id)];
+    }
   const double link = 1.0 / seconds_per_byte_;
   const double port = params().quantity("memory_port_width") / clock().period().to_seconds();
   std::vector<double> out(static_cast<std::size_t>(cores_), 0);
   for (int c = 0; c < cores_; ++c) {
-    double bw = std::numeric_limits<double>::infinity();
-    for (int id : paths[static_cast<std::size_t>(c)])
-      bw = std::min(bw, (id < 2 ? port : link) / std::max(1, users[static_cast<std::size_t>(id)]));
-    out[static_cast<std::size_t>(c)] = bw;
+    double slowest = std::numeric_limits<double>::infinity();
+    for (std::size_t p = 0; p < ports; ++p) {
+      double bw = std::numeric_limits<double>::infinity();
+      for (int id : paths[static_cast<std::size_t>(c) * ports + p])
+        bw = std::min(bw, (is_port_link(id) ? port : link) / std::max(1, users[static_cast<std::size_t>(id)]));
+      slowest = std::min(slowest, bw);
+    }
+    out[static_cast<std::size_t>(c)] = slowest * static_cast<double>(ports);
   }
   return out;
 }
 
 double Noc::round_trip(int core) const {
-  const double port_spb = clock().period().to_seconds() / params().quantity("memory_port_width");
-  const double hops = static_cast<double>(path(core, true).size() + path(core, false).size());
-  return hops * hop_s_ + 2 * static_cast<double>(header_bytes_) * (seconds_per_byte_ + port_spb);
+  std::size_t hops = 0;
+  for (int p = 0; p < memory_ports(); ++p) hops += path(core, p, true).size() + path(core, p, false).size();
+  return static_cast<double>(hops) / memory_ports() * hop_s_ +
+         2 * static_cast<double>(header_bytes_) * (seconds_per_byte_ + port_seconds_per_byte_);
 }
 
 bool Noc::accept(int core, tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay) {
+  const int p = port_of(gp);
   origin_[&gp] = core;
   const std::uint64_t bytes = header_bytes_ + (gp.is_write() ? gp.get_data_length() : 0);
-  const sc_core::sc_time at = traverse(core, true, bytes, sc_core::sc_time_stamp() + delay);
-  pending_.push({at, seq_++, &gp});
-  pending_event_.notify(at - sc_core::sc_time_stamp());
+  const sc_core::sc_time at = traverse(core, p, true, bytes, sc_core::sc_time_stamp() + delay);
+  Port& port = *ports_[static_cast<std::size_t>(p)];
+  port.pending.push({at, seq_++, &gp});
+  port.pending_event.notify(at - sc_core::sc_time_stamp());
   return true;
 }
 
-void Noc::forward() {
+void Noc::forward(Port& port) {
   for (;;) {
-    while (pending_.empty() || pending_.top().at > sc_core::sc_time_stamp()) {
-      if (pending_.empty())
-        wait(pending_event_);
+    while (port.pending.empty() || port.pending.top().at > sc_core::sc_time_stamp()) {
+      if (port.pending.empty())
+        wait(port.pending_event);
       else
-        wait(pending_.top().at - sc_core::sc_time_stamp(), pending_event_);
+        wait(port.pending.top().at - sc_core::sc_time_stamp(), port.pending_event);
     }
-    tlm::tlm_generic_payload* gp = pending_.top().gp;
-    pending_.pop();
-    initiator_.begin_request(*gp);
-    while (initiator_.request_open()) wait(initiator_.request_ended());
+    tlm::tlm_generic_payload* gp = port.pending.top().gp;
+    port.pending.pop();
+    port.initiator.begin_request(*gp);
+    while (port.initiator.request_open()) wait(port.initiator.request_ended());
   }
 }
 
@@ -199,7 +243,7 @@ void Noc::route_back() {
     const int core = it->second;
     origin_.erase(it);
     const std::uint64_t bytes = header_bytes_ + (gp->is_read() ? gp->get_data_length() : 0);
-    targets_.respond(core, *gp, traverse(core, false, bytes, sc_core::sc_time_stamp()));
+    targets_.respond(core, *gp, traverse(core, port_of(*gp), false, bytes, sc_core::sc_time_stamp()));
   }
 }
 

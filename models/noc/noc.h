@@ -1,22 +1,27 @@
-// Component kind `noc`: the on-chip interconnect between an NPU's cores and its memory
-// controller — a crossbar (every core one hop from the memory port) or a 2-D mesh (cores on a
-// grid, the memory port at router 0, dimension-ordered X-then-Y routing). Links carry
-// `link_width` bytes per cycle; a message occupies each link on its path for its serialisation
-// time, so cores contend for real (a link busy with one core's data delays another's).
-// Requests carry only a header toward memory unless they are writes; read data crosses the
-// path back.
+// Component kind `noc` (role `noc`): the on-chip interconnect between a design's initiators
+// (an NPU's cores) and its memory ports — a crossbar (every initiator one hop from every port)
+// or a 2-D mesh (initiators on a grid, X-then-Y routing). `memory_ports` ports reach the memory
+// (each a link of `memory_port_width` per direction); a request goes to port
+// (address / port_interleave) mod memory_ports, so traffic spreads over memory channels the way
+// a chip's controllers around its edge share it. On a mesh the ports sit on the first row's
+// routers, spread evenly (one port: router 0). Links carry `link_width` bytes per cycle; a
+// message occupies each link on its path for its serialisation time, so initiators contend for
+// real. Requests carry only a header toward memory unless they are writes; read data crosses
+// the path back.
 //
-// Cores bind their DMA initiators to `target_socket` (one binding per core, in core order) and
-// the NoC forwards over `initiator_socket` to the memory with the TLM-2.0 approximately-timed
-// protocol. Requests are accepted at once (the DMA engines bound what is in flight); the NoC
-// forwards them to memory in arrival order, honouring the memory's END_REQ back-pressure.
-// Link reservation is plain bookkeeping on method calls: one event per request and per
-// response, never per flit.
+// Connect phase: the design builds the NoC from its `noc` role slot, then calls connect(n)
+// once it knows its n initiators; they bind to `target_socket` (one binding each, in order) and
+// each memory_port(p) binds to the memory, with the TLM-2.0 approximately-timed protocol.
+// Requests are accepted at once (the initiators bound what is in flight); each port forwards
+// them in arrival order, honouring the memory's END_REQ back-pressure. Link reservation is
+// plain bookkeeping on method calls: one event per request and per response, never per flit.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <queue>
+#include <string>
 #include <vector>
 
 #include <tlm_utils/peq_with_get.h>
@@ -26,13 +31,18 @@
 
 namespace strata {
 
+inline constexpr const char* kNocRole = "noc";
+
 class Noc : public Component {
  public:
   static KindSpec spec();
-  Noc(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, int cores);
+  Noc(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
 
+  // Connect phase: `initiators` endpoints will bind to target_socket(), in order.
+  void connect(int initiators);
   TargetSocket& target_socket() { return targets_.socket(); }
-  InitiatorSocket& initiator_socket() { return initiator_.socket(); }
+  int memory_ports() const { return static_cast<int>(ports_.size()); }
+  InitiatorSocket& memory_port(int port) { return ports_[static_cast<std::size_t>(port)]->initiator.socket(); }
 
   // Analytic fidelity (sim/analytic.h): counts the messages of `reads` read and `writes` write
   // requests from `core` whose data is `read_bytes` and `write_bytes`, as traverse() counts
@@ -40,12 +50,14 @@ class Noc : public Component {
   // is not filled.
   void account_analytic(int core, std::uint64_t reads, std::uint64_t writes, std::uint64_t read_bytes,
                         std::uint64_t write_bytes);
-  // Analytic fidelity: the bandwidth (B/s) of each core's path toward memory (or back) while
-  // the cores marked in `active` stream at once: its narrowest link's bandwidth shared equally
-  // by the active cores whose paths cross that link (on a mesh, the links next to the memory
-  // port carry many cores' data).
+  // Analytic fidelity: the bandwidth (B/s) of each core's paths toward memory (or back) while
+  // the cores marked in `active` stream at once, their traffic spread evenly over the memory
+  // ports: per path its narrowest link's bandwidth shared equally by the active paths crossing
+  // that link (on a mesh, the links next to a memory port carry many cores' data), the slowest
+  // path bounding the core.
   std::vector<double> analytic_bandwidth(const std::vector<bool>& active, bool to_memory) const;
-  // Seconds for a header to reach the memory port from `core` and for one to come back, unloaded.
+  // Seconds for a header to reach a memory port from `core` and for one to come back, unloaded
+  // (averaged over the ports).
   double round_trip(int core) const;
 
  private:
@@ -58,28 +70,37 @@ class Noc : public Component {
     tlm::tlm_generic_payload* gp;
     bool operator>(const Pending& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
-  // Reserves the links of `core`'s path (toward memory or back) for `bytes` starting at `t`;
+  struct Port {
+    explicit Port(const std::string& name, AtInitiator::ResponseHandler on_response)
+        : initiator(name.c_str(), std::move(on_response)) {}
+    AtInitiator initiator;
+    std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending;
+    sc_core::sc_event pending_event;
+  };
+  // Reserves the links of `core`'s path to or from memory `port` for `bytes` starting at `t`;
   // returns the arrival time at the other end.
-  sc_core::sc_time traverse(int core, bool to_memory, std::uint64_t bytes, const sc_core::sc_time& t);
-  std::vector<int> path(int core, bool to_memory) const;  // link indices in order
+  sc_core::sc_time traverse(int core, int port, bool to_memory, std::uint64_t bytes, const sc_core::sc_time& t);
+  std::vector<int> path(int core, int port, bool to_memory) const;  // link indices in order
+  int port_of(const tlm::tlm_generic_payload& gp) const;
+  bool is_port_link(int id) const { return id < 2 * memory_ports(); }
 
   // A core's BEGIN_REQ: reserves its path toward memory; accepted at once.
   bool accept(int core, tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay);
-  void forward();     // SC_THREAD: requests to memory in arrival order
-  void route_back();  // SC_METHOD: reserves the path back for responses from memory
+  void forward(Port& port);  // thread per port: requests to memory in arrival order
+  void route_back();         // SC_METHOD: reserves the path back for responses from memory
 
   AtTarget targets_;
-  AtInitiator initiator_;
-  int cores_;
+  std::vector<std::unique_ptr<Port>> ports_;
+  int cores_ = 0;
   bool mesh_;
   int columns_ = 1;
-  double hop_s_, seconds_per_byte_;
-  std::uint64_t header_bytes_;
-  std::vector<Link> links_;  // mesh: 4 per router (E, W, N, S outputs) + 1 ejection; crossbar: one in and one out per core
+  double hop_s_, seconds_per_byte_, port_seconds_per_byte_;
+  std::uint64_t header_bytes_, interleave_;
+  // Per memory port one link toward memory and one back (2p, 2p + 1); then, in a mesh, 4 per
+  // router (E, W, N, S outputs), in a crossbar one in and one out per core.
+  std::vector<Link> links_;
   std::map<tlm::tlm_generic_payload*, int> origin_;
-  std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;
   std::uint64_t seq_ = 0;
-  sc_core::sc_event pending_event_;
   tlm_utils::peq_with_get<tlm::tlm_generic_payload> responses_;
 
   Counter& messages_;

@@ -47,7 +47,7 @@ class TracedVectorUnit : public strata::VectorUnit {
 TEST(ModelKinds, ModelsRegistersItsBlocks) {
   strata::Registry r;
   strata::register_model_kinds(r);
-  EXPECT_EQ(r.names("component"), (std::vector<std::string>{"chip_link", "cube_engine", "dma", "scratchpad",
+  EXPECT_EQ(r.names("component"), (std::vector<std::string>{"chip_link", "cube_engine", "dma", "noc", "scratchpad",
                                                             "systolic_array", "vector_unit"}));
 }
 

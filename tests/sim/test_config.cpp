@@ -115,7 +115,7 @@ TEST_F(ConfigTest, MissingRequiredKeys) {
                   "workload: missing required key 'path'");
   EXPECT_CONTAINS(
       error_of("name: t\nhardware: {latency: 5 ns}\nworkload: {kind: memory_trace, path: t.trace}\n"),
-      "hardware: missing required key 'kind' (one of: chip_link, cube_engine, dma, dram, npu, package, scratchpad, "
+      "hardware: missing required key 'kind' (one of: chip_link, cube_engine, dma, dram, noc, npu, package, scratchpad, "
       "simple_memory, systolic_array, vector_unit)");
 }
 
@@ -329,4 +329,22 @@ TEST(FormatRates, AreParsedAgainstTheFormatVocabulary) {
   EXPECT_NE(error_of("rates: [int8=0]\n").find("rate 0 is outside (0, 64]"), std::string::npos);
   EXPECT_NE(error_of("rates: [int8=65]\n").find("rate 65 is outside (0, 64]"), std::string::npos);
   EXPECT_NE(error_of("rates: [int8=1, INT8=2]\n").find("unit.rates[1]: format 'int8' is given twice"), std::string::npos);
+}
+
+// A parameter added to a kind after results exist is left out of the hash at its default
+// (written or not), so no result folder is renamed; set to another value it is hashed.
+TEST(ConfigHash, AParameterHashedOnlyWhenChangedKeepsOldHashes) {
+  strata::Registry registry;
+  strata::KindSpec spec;
+  spec.name = "unit";
+  spec.category = "section";
+  spec.add(strata::param::integer("lanes", "lanes").def("8"));
+  spec.add(strata::param::quantity("span", strata::UnitFamily::Size, "span").def("4 KiB").hash_only_when_changed());
+  auto canonical = [&](const std::string& text) {
+    strata::ConfigNode node = strata::ConfigNode::parse(text, "u.yaml");
+    return strata::validate(node, spec, "unit", registry).canonical().dump();
+  };
+  EXPECT_EQ(canonical("{}\n"), "{\"lanes\":8}");
+  EXPECT_EQ(canonical("span: 4096 B\n"), "{\"lanes\":8}");
+  EXPECT_EQ(canonical("span: 8 KiB\n"), "{\"lanes\":8,\"span\":8192.0}");
 }
