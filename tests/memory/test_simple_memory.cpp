@@ -200,10 +200,19 @@ class CycleOnlyMemory : public strata::Component, public strata::MemoryTarget {
   strata::AtTarget target_;
 };
 
-std::string cycle_only_experiment(strata::testing::TempDir& d, const std::string& fidelity) {
-  return d.write("e.yaml", "name: c\nhardware: {kind: cycle_only_memory, clock: 1 GHz}\n"
-                           "workload: {kind: memory_synthetic, pattern: stream, requests: 32, clock: 1 GHz}\n"
-                           "sim: {fidelity: " + fidelity + "}\n");
+// Runs a short stream on a cycle_only_memory at `fidelity`.
+strata::RunResult run_cycle_only(const std::string& fidelity) {
+  strata::Registry registry;
+  strata::register_builtin_kinds(registry);
+  registry.add_component<CycleOnlyMemory>();
+  strata::testing::TempDir d;
+  const std::string experiment =
+      d.write("e.yaml", "name: c\nhardware: {kind: cycle_only_memory, clock: 1 GHz}\n"
+                        "workload: {kind: memory_synthetic, pattern: stream, requests: 32, clock: 1 GHz}\n"
+                        "sim: {fidelity: " + fidelity + "}\n");
+  strata::RunOptions options;
+  options.output_dir = d.file("out");
+  return strata::run_experiment(strata::resolve_experiment(experiment, {}, registry), registry, options);
 }
 
 }  // namespace
@@ -211,27 +220,13 @@ std::string cycle_only_experiment(strata::testing::TempDir& d, const std::string
 // The TLM socket is all a memory needs at cycle level; its analytic side is optional, and an
 // analytic run of a memory without one is refused at the memory's kind.
 TEST(MemoryTarget, AMemoryWithoutAnAnalyticModelRunsAtCycleLevel) {
-  strata::Registry registry;
-  strata::register_builtin_kinds(registry);
-  registry.add_component<CycleOnlyMemory>();
-  strata::testing::TempDir d;
-  strata::RunOptions options;
-  options.output_dir = d.file("out");
-  const auto r = strata::run_experiment(strata::resolve_experiment(cycle_only_experiment(d, "cycle"), {}, registry),
-                                        registry, options);
+  const auto r = run_cycle_only("cycle");
   EXPECT_EQ(r.summary["requests"], 32) << r.summary.dump();
 }
 
 TEST(MemoryTarget, AnAnalyticRunOfAMemoryWithoutAnAnalyticModelIsRefused) {
-  strata::Registry registry;
-  strata::register_builtin_kinds(registry);
-  registry.add_component<CycleOnlyMemory>();
-  strata::testing::TempDir d;
-  strata::RunOptions options;
-  options.output_dir = d.file("out");
   try {
-    strata::run_experiment(strata::resolve_experiment(cycle_only_experiment(d, "analytic"), {}, registry), registry,
-                           options);
+    run_cycle_only("analytic");
     FAIL();
   } catch (const strata::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("hardware.kind: memory kind 'cycle_only_memory' has no analytic model; use "

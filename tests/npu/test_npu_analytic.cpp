@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "test_util.h"
@@ -81,19 +82,24 @@ TEST(AnalyticFidelity, MixtralMoeAgreesWithCycleLevel) { check_example("npu-mixt
 
 // Compute-bound: 512x1024x1024 INT8 on the edge NPU's 16x16 array (2 TOPS), 0.5 ms of compute
 // against 0.1 ms of traffic, with tile rows 129 B apart in memory.
-TEST(AnalyticFidelity, ComputeBoundGemmOnTheEdgeNpuAgreesWithCycleLevel) {
-  TempDir dir;
+// An experiment of one GEMM (m x k by k x n, in `format`) on the hardware preset `preset`.
+std::string one_gemm_experiment(TempDir& dir, const std::string& preset, int m, int n, int k, const std::string& format) {
   const std::string trace = dir.write(
       "gemm.jsonl",
-      "{\"format\":\"strata-opgraph\",\"version\":1,\"name\":\"gemm\"}\n"
-      "{\"tensor\":\"a\",\"class\":\"activations\",\"shape\":[512,1024],\"format\":\"int8\"}\n"
-      "{\"tensor\":\"w\",\"class\":\"weights\",\"shape\":[1024,1024],\"format\":\"int8\"}\n"
-      "{\"tensor\":\"c\",\"class\":\"activations\",\"shape\":[512,1024],\"format\":\"int8\"}\n"
-      "{\"op\":0,\"name\":\"gemm\",\"kind\":\"gemm\",\"dims\":{\"m\":512,\"n\":1024,\"k\":1024},"
-      "\"inputs\":[\"a\",\"w\"],\"outputs\":[\"c\"],\"compute\":\"int8\",\"accumulate\":\"fp32\"}\n");
-  const std::string experiment = dir.write(
-      "gemm.yaml", "name: gemm\nhardware:\n  extends: " + source_path("configs/hardware/npu/edge-npu.yaml") +
-                       "\nworkload:\n  kind: op_trace\n  path: " + trace + "\n");
+      fmt::format("{{\"format\":\"strata-opgraph\",\"version\":1,\"name\":\"gemm\"}}\n"
+                  "{{\"tensor\":\"a\",\"class\":\"activations\",\"shape\":[{0},{2}],\"format\":\"{3}\"}}\n"
+                  "{{\"tensor\":\"w\",\"class\":\"weights\",\"shape\":[{2},{1}],\"format\":\"{3}\"}}\n"
+                  "{{\"tensor\":\"c\",\"class\":\"activations\",\"shape\":[{0},{1}],\"format\":\"{3}\"}}\n"
+                  "{{\"op\":0,\"name\":\"gemm\",\"kind\":\"gemm\",\"dims\":{{\"m\":{0},\"n\":{1},\"k\":{2}}},"
+                  "\"inputs\":[\"a\",\"w\"],\"outputs\":[\"c\"],\"compute\":\"{3}\",\"accumulate\":\"fp32\"}}\n",
+                  m, n, k, format));
+  return dir.write("gemm.yaml", "name: gemm\nhardware:\n  extends: " + source_path(preset) +
+                                    "\nworkload:\n  kind: op_trace\n  path: " + trace + "\n");
+}
+
+TEST(AnalyticFidelity, ComputeBoundGemmOnTheEdgeNpuAgreesWithCycleLevel) {
+  TempDir dir;
+  const std::string experiment = one_gemm_experiment(dir, "configs/hardware/npu/edge-npu.yaml", 512, 1024, 1024, "int8");
   const Fidelities f = run_both(experiment, "");
   expect_agreement("gemm", f, "latency_s");
   EXPECT_GT(f.cycle["latency_s"].get<double>(), 0.9 * 512.0 * 1024 * 1024 / (16 * 16 * 4) * 1e-9);  // compute-bound
@@ -106,17 +112,7 @@ TEST(AnalyticFidelity, ComputeBoundGemmOnTheEdgeNpuAgreesWithCycleLevel) {
 // 0.99 ms -> 0.36 ms when measured).
 TEST(AnalyticFidelity, AMeshWithSeveralMemoryPortsAgreesWithCycleLevel) {
   TempDir dir;
-  const std::string trace = dir.write(
-      "gemv.jsonl",
-      "{\"format\":\"strata-opgraph\",\"version\":1,\"name\":\"gemv\"}\n"
-      "{\"tensor\":\"x\",\"class\":\"activations\",\"shape\":[8,4096],\"format\":\"fp16\"}\n"
-      "{\"tensor\":\"w\",\"class\":\"weights\",\"shape\":[4096,8192],\"format\":\"fp16\"}\n"
-      "{\"tensor\":\"y\",\"class\":\"activations\",\"shape\":[8,8192],\"format\":\"fp16\"}\n"
-      "{\"op\":0,\"name\":\"gemv\",\"kind\":\"gemm\",\"dims\":{\"m\":8,\"n\":8192,\"k\":4096},"
-      "\"inputs\":[\"x\",\"w\"],\"outputs\":[\"y\"],\"compute\":\"fp16\",\"accumulate\":\"fp32\"}\n");
-  const std::string experiment = dir.write(
-      "gemv.yaml", "name: gemv\nhardware:\n  extends: " + source_path("configs/hardware/npu/ascend-910.yaml") +
-                       "\nworkload:\n  kind: op_trace\n  path: " + trace + "\n");
+  const std::string experiment = one_gemm_experiment(dir, "configs/hardware/npu/ascend-910.yaml", 8, 8192, 4096, "fp16");
   const Fidelities one = run_both(experiment, "");
   const Fidelities four = run_both(experiment, "--set hardware.noc.memory_ports=4");
   expect_agreement("gemv, one memory port", one, "latency_s");
