@@ -54,9 +54,7 @@ SimpleMemory::SimpleMemory(sc_core::sc_module_name name, const ValidatedNode& cf
   add_area("phy", phy.area_mm2, phy.leakage_w);
 }
 
-DramInterfaceCost SimpleMemory::dram_row() const {
-  return tech_row("standard", dram_interface_cost);
-}
+DramInterfaceCost SimpleMemory::dram_row() const { return tech_row("standard", dram_interface_cost); }
 
 sc_core::sc_time SimpleMemory::schedule(const sc_core::sc_time& accepted, unsigned bytes) {
   const double start = std::max((accepted + latency_).to_seconds(), channel_free_s_);

@@ -245,9 +245,8 @@ void register_reference_models(Registry& registry) {
   registry.add_kind<ReferenceModel>(systolic_spec(), [](const ValidatedNode& node) {
     return std::unique_ptr<ReferenceModel>(std::make_unique<SystolicTileModel>(node.params));
   });
-  registry.add_kind<ReferenceModel>(mac_spec(), [](const ValidatedNode&) {
-    return std::unique_ptr<ReferenceModel>(std::make_unique<MacPeModel>());
-  });
+  registry.add_kind<ReferenceModel>(
+      mac_spec(), [](const ValidatedNode&) { return std::unique_ptr<ReferenceModel>(std::make_unique<MacPeModel>()); });
 }
 
 }  // namespace strata

@@ -28,9 +28,9 @@
 #include "sim/sim_context.h"
 #include "sim/sweep/executor.h"
 #include "sim/sweep/sweep_driver.h"
-#include "sim/workload.h"
 #include "sim/text.h"
 #include "sim/units.h"
+#include "sim/workload.h"
 
 #ifndef STRATA_VERSION
 #define STRATA_VERSION "unknown"

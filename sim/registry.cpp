@@ -11,7 +11,8 @@
 namespace strata {
 
 Registry::Registry()
-    : commands_(std::make_shared<std::vector<CliCommand>>()), importers_(std::make_shared<std::vector<RunImporter>>()) {}
+    : commands_(std::make_shared<std::vector<CliCommand>>()),
+      importers_(std::make_shared<std::vector<RunImporter>>()) {}
 
 void Registry::add_command(CliCommand command) {
   for (const CliCommand& c : *commands_)

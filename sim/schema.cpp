@@ -56,7 +56,9 @@ ParamSpec real(std::string name, std::string d) { return make(std::move(name), P
 ParamSpec string(std::string name, std::string d) { return make(std::move(name), ParamType::String, std::move(d)); }
 ParamSpec path(std::string name, std::string d) { return make(std::move(name), ParamType::Path, std::move(d)); }
 ParamSpec list(std::string name, std::string d) { return make(std::move(name), ParamType::List, std::move(d)); }
-ParamSpec format_rates(std::string name, std::string d) { return list(std::move(name), std::move(d)).of(ParamType::FormatRate); }
+ParamSpec format_rates(std::string name, std::string d) {
+  return list(std::move(name), std::move(d)).of(ParamType::FormatRate);
+}
 ParamSpec choice(std::string name, std::vector<std::string> choices, std::string d) {
   ParamSpec p = make(std::move(name), ParamType::Enum, std::move(d));
   p.choices = std::move(choices);
@@ -142,6 +144,7 @@ std::string ParamSpec::type_label() const {
       if (item_type == ParamType::FormatRate) return "list of format=rate";
       return item_type == ParamType::Int ? "list of int" : "list of float";
     case ParamType::Quantity: return family_name(family);
+    case ParamType::FormatRate: return "format=rate";
     case ParamType::Enum: {
       std::string s = "enum{";
       for (size_t i = 0; i < choices.size(); ++i) s += (i ? "|" : "") + choices[i];
@@ -200,7 +203,8 @@ const std::string& Params::path(const std::string& n) const { return get(n, Para
 const std::vector<std::string>& Params::list(const std::string& n) const { return get(n, ParamType::List).items; }
 const std::map<std::string, double>& Params::format_rates(const std::string& n) const {
   const ParamValue& v = get(n, ParamType::List);
-  if (v.spec->item_type != ParamType::FormatRate) throw std::logic_error("parameter '" + n + "' is not a list of format=rate");
+  if (v.spec->item_type != ParamType::FormatRate)
+    throw std::logic_error("parameter '" + n + "' is not a list of format=rate");
   return v.format_rates;
 }
 const std::vector<std::int64_t>& Params::integers(const std::string& n) const {
@@ -290,7 +294,8 @@ ParamValue parse_value(const ParamSpec& spec, const ConfigNode& node, const std:
         v.item_integers.push_back(iv.integer);
         v.item_numbers.push_back(iv.number);
         if (spec.item_type == ParamType::FormatRate && !v.format_rates.emplace(iv.text, iv.number).second)
-          throw InputError(v.item_locs[i], fmt::format("{}[{}]", key, i), fmt::format("format '{}' is given twice", iv.text));
+          throw InputError(v.item_locs[i], fmt::format("{}[{}]", key, i),
+                           fmt::format("format '{}' is given twice", iv.text));
       }
     }
     return v;
@@ -348,14 +353,16 @@ ParamValue parse_value(const ParamSpec& spec, const ConfigNode& node, const std:
       const NumberFormat* f = find_number_format(name);
       if (!f) {
         std::string msg = fmt::format("unknown number format '{}'", name);
-        if (auto best = closest_match(lower(name), number_format_names())) msg += fmt::format(" (did you mean '{}'?)", *best);
+        if (auto best = closest_match(lower(name), number_format_names()))
+          msg += fmt::format(" (did you mean '{}'?)", *best);
         throw InputError(node.loc(), key, msg);
       }
       const std::string_view rate = trim(std::string_view(s).substr(eq + 1));
       auto [ptr, ec] = std::from_chars(rate.data(), rate.data() + rate.size(), v.number);
       if (ec != std::errc() || ptr != rate.data() + rate.size() || rate.empty())
         throw InputError(node.loc(), key, fmt::format("rate '{}' is not a number", rate));
-      if (!(v.number > 0) || v.number > 64) throw InputError(node.loc(), key, fmt::format("rate {} is outside (0, 64]", v.number));
+      if (!(v.number > 0) || v.number > 64)
+        throw InputError(node.loc(), key, fmt::format("rate {} is outside (0, 64]", v.number));
       v.text = f->name;
       break;
     }

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/schema.h"
 #include "sim/number_format.h"
+#include "sim/schema.h"
 
 namespace strata {
 

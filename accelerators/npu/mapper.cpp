@@ -10,8 +10,8 @@
 #include "accelerators/mapping/gemm_tiling.h"
 #include "sim/input_error.h"
 #include "sim/memory_budget.h"
-#include "sim/rounding.h"
 #include "sim/number_format.h"
+#include "sim/rounding.h"
 
 namespace strata {
 

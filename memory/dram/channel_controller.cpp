@@ -25,7 +25,9 @@ ChannelController::ChannelController(const DramSpec& spec, const ControllerConfi
   // The soonest anything can follow each command (a wake-up hint: early only costs a step).
   const DramTiming& t = spec.timing;
   wake_after_.assign(static_cast<std::size_t>(protocol_.size()), kIdle);
-  const auto at = [&](DramCmd c, int cycles) { wake_after_[static_cast<std::size_t>(c)] = static_cast<std::uint64_t>(cycles); };
+  const auto at = [&](DramCmd c, int cycles) {
+    wake_after_[static_cast<std::size_t>(c)] = static_cast<std::uint64_t>(cycles);
+  };
   at(DramCmd::ACT, std::min(t.tRCD, t.tRCDW));
   at(DramCmd::PRE, t.tRP);
   at(DramCmd::PREA, t.tRPab);
@@ -190,15 +192,15 @@ void ChannelController::issue(const Candidate& c, std::uint64_t now, std::vector
   }
   if (info.closes_row && info.rank_scoped)
     for (int i = first; i < first + spec_.org.banks_per_rank(); ++i) close(banks_[i], c.rank);
-  else if (info.closes_row)
-    close(b, c.rank);
+  else if (info.closes_row) close(b, c.rank);
   if (info.refreshes) {
     const bool per_bank = !info.rank_scoped;
     refresh_owed_[c.rank] = false;
     refresh_due_[c.rank] += static_cast<std::uint64_t>(per_bank ? t.tREFIpb : t.tREFI);
     if (per_bank) refresh_bank_[c.rank] = (refresh_bank_[c.rank] + 1) % spec_.org.banks_per_rank();
   }
-  if (const std::uint64_t wake = wake_after_[static_cast<std::size_t>(c.cmd)]; wake != kIdle) next = std::min(next, now + wake);
+  if (const std::uint64_t wake = wake_after_[static_cast<std::size_t>(c.cmd)]; wake != kIdle)
+    next = std::min(next, now + wake);
   if (c.index == SIZE_MAX) return;  // a refresh or page-policy command
 
   std::vector<Request>& q = *c.queue;

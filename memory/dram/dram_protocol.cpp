@@ -10,15 +10,17 @@ DramProtocol DramProtocol::standard(const DramTiming& t) {
   DramProtocol p;
   // In DramCmd's order.
   p.commands_ = {
-      {"ACT", false, true, false, false, false},  {"PRE", false, false, true, false, false},
-      {"PREA", true, false, true, false, false},  {"RD", false, false, false, true, false},
-      {"WR", false, false, false, true, false},   {"REF", true, false, false, false, true},
+      {"ACT", false, true, false, false, false},   {"PRE", false, false, true, false, false},
+      {"PREA", true, false, true, false, false},   {"RD", false, false, false, true, false},
+      {"WR", false, false, false, true, false},    {"REF", true, false, false, false, true},
       {"REFpb", false, false, false, false, true},
   };
   using C = DramCmd;
   using L = TimingLevel;
   const int BL = t.tBURST;
-  const auto rule = [&](C from, C to, L level, int latency, const char* name) { p.add_rule({from, to, level, latency, name}); };
+  const auto rule = [&](C from, C to, L level, int latency, const char* name) {
+    p.add_rule({from, to, level, latency, name});
+  };
   // Column to column: data-bus occupancy and bank-group I/O (JESD79-4 tCCD_S/L), read-write
   // turnarounds (RL + BL/2 + 2 - WL), write-to-read (WL + BL/2 + tWTR), rank switches (tRTRS).
   rule(C::RD, C::RD, L::Group, t.tCCD_L, "tCCD_L");

@@ -26,17 +26,27 @@ void ProtocolChecker::check_device_rules(const DramCommand& c) {
     if (r->to != c.cmd) continue;
     const std::string after = protocol_.name(r->from);
     switch (r->level) {
-      case TimingLevel::Bank: require(r->name.c_str(), (after + " to the same bank").c_str(), last(r->level, bank_at, r->from), r->latency); break;
-      case TimingLevel::Group: require(r->name.c_str(), (after + " in the same bank group").c_str(), last(r->level, group, r->from), r->latency); break;
-      case TimingLevel::Rank: require(r->name.c_str(), (after + " in the rank").c_str(), last(r->level, c.rank, r->from), r->latency); break;
+      case TimingLevel::Bank:
+        require(r->name.c_str(), (after + " to the same bank").c_str(), last(r->level, bank_at, r->from), r->latency);
+        break;
+      case TimingLevel::Group:
+        require(r->name.c_str(), (after + " in the same bank group").c_str(), last(r->level, group, r->from),
+                r->latency);
+        break;
+      case TimingLevel::Rank:
+        require(r->name.c_str(), (after + " in the rank").c_str(), last(r->level, c.rank, r->from), r->latency);
+        break;
       case TimingLevel::OtherRanks:
         for (int i = 0; i < spec_.org.ranks; ++i)
-          if (i != c.rank) require(r->name.c_str(), (after + " in another rank").c_str(), last(TimingLevel::Rank, i, r->from), r->latency);
+          if (i != c.rank)
+            require(r->name.c_str(), (after + " in another rank").c_str(), last(TimingLevel::Rank, i, r->from),
+                    r->latency);
         break;
     }
   }
   const auto now = static_cast<std::int64_t>(c.cycle);
-  last(TimingLevel::Bank, bank_at, c.cmd) = last(TimingLevel::Group, group, c.cmd) = last(TimingLevel::Rank, c.rank, c.cmd) = now;
+  last(TimingLevel::Bank, bank_at, c.cmd) = last(TimingLevel::Group, group, c.cmd) =
+      last(TimingLevel::Rank, c.rank, c.cmd) = now;
 }
 
 void ProtocolChecker::apply_device_state(const DramCommand& c, Bank& b) {
@@ -46,13 +56,15 @@ void ProtocolChecker::apply_device_state(const DramCommand& c, Bank& b) {
   if (info.rank_scoped) {
     for (int i = 0; i < count; ++i) {
       Bank& x = banks_[c.rank * count + i];
-      if (info.refreshes && x.open) fail(fmt::format("state violated: {} while row {} of a bank is open", where(), x.row));
+      if (info.refreshes && x.open)
+        fail(fmt::format("state violated: {} while row {} of a bank is open", where(), x.row));
       if (info.closes_row) x.open = false;
       if (info.refreshes) x.refreshed = now;
     }
     return;
   }
-  if ((info.opens_row || info.refreshes) && b.open) fail(fmt::format("state violated: {} while row {} is open", where(), b.row));
+  if ((info.opens_row || info.refreshes) && b.open)
+    fail(fmt::format("state violated: {} while row {} is open", where(), b.row));
   if (info.column && !b.open) fail(fmt::format("state violated: {} to a bank with no open row", where()));
   else if (info.column && b.row != c.row) fail(fmt::format("state violated: {} but row {} is open", where(), b.row));
   if (info.closes_row && !b.open) fail(fmt::format("state violated: {} to a bank with no open row", where()));
@@ -92,7 +104,8 @@ std::string ProtocolChecker::check(const DramCommand& c) {
   const int BL = t.tBURST;
   const auto now = static_cast<std::int64_t>(c.cycle);
   const int bank_count = spec_.org.banks_per_rank();
-  if (static_cast<int>(c.cmd) >= protocol_.size()) return fmt::format("command id {} is not in the device's protocol", static_cast<int>(c.cmd));
+  if (static_cast<int>(c.cmd) >= protocol_.size())
+    return fmt::format("command id {} is not in the device's protocol", static_cast<int>(c.cmd));
   if (c.rank < 0 || c.rank >= spec_.org.ranks || c.bank_group < 0 || c.bank_group >= spec_.org.bank_groups ||
       c.bank < 0 || c.bank >= spec_.org.banks_per_group || c.row >= spec_.org.rows)
     return fmt::format("{} addresses a bank or row the device does not have", where());

@@ -53,12 +53,13 @@ class ProtocolChecker {
   void apply_device_state(const DramCommand& c, Bank& b);
   std::int64_t& last(TimingLevel level, int index, DramCmd cmd) {
     auto& v = level == TimingLevel::Bank ? last_bank_ : level == TimingLevel::Group ? last_group_ : last_rank_;
-    return v[static_cast<std::size_t>(index) * static_cast<std::size_t>(protocol_.size()) + static_cast<std::size_t>(cmd)];
+    return v[static_cast<std::size_t>(index) * static_cast<std::size_t>(protocol_.size()) +
+             static_cast<std::size_t>(cmd)];
   }
 
   DramSpec spec_;
   DramProtocol protocol_;
-  std::vector<const TimingRule*> device_rules_;  // rules from or to a device command
+  std::vector<const TimingRule*> device_rules_;                   // rules from or to a device command
   std::vector<std::int64_t> last_bank_, last_group_, last_rank_;  // by (index, command)
   bool refresh_required_;
   std::vector<Bank> banks_;

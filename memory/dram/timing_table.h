@@ -51,7 +51,7 @@ class TimingTable {
   std::size_t n_;  // commands in the protocol
   std::uint64_t tFAW_;
   std::vector<std::vector<Rule>> rules_;  // by the command issued
-  std::vector<std::uint8_t> opens_row_;    // by command: counts in the FAW window
+  std::vector<std::uint8_t> opens_row_;   // by command: counts in the FAW window
   // Earliest cycle of each command, per rank, bank group and bank (n_ entries each).
   std::vector<std::uint64_t> rank_, group_, bank_;
   // For the last four row activations of each rank, their cycle + tFAW, as a ring; faw_head_

@@ -35,9 +35,7 @@ ChipLink::ChipLink(sc_core::sc_module_name name, const ValidatedNode& cfg, SimCo
   add_area("phy", cost.area_mm2 * bandwidth_ * 1e-9, cost.leakage_w);
 }
 
-UnitCost ChipLink::row() const {
-  return tech_row("packaging", link_cost);
-}
+UnitCost ChipLink::row() const { return tech_row("packaging", link_cost); }
 
 void ChipLink::carried(std::uint64_t bytes, double seconds) {
   bytes_.add(bytes);

@@ -13,13 +13,13 @@ namespace strata {
 KindSpec Noc::spec() {
   KindSpec s;
   s.name = "noc";
-  s.description =
-      "on-chip interconnect from the cores to the memory ports: crossbar or 2-D mesh with link contention";
+  s.description = "on-chip interconnect from the cores to the memory ports: crossbar or 2-D mesh with link contention";
   s.with_clock();
   s.provides(kNocRole);
-  s.add(param::choice("topology", {"crossbar", "mesh"},
-                      "crossbar: one hop from every core to every memory port; mesh: cores on a grid, memory ports on the "
-                      "first row's routers (one port: router 0), X-then-Y routing")
+  s.add(param::choice(
+            "topology", {"crossbar", "mesh"},
+            "crossbar: one hop from every core to every memory port; mesh: cores on a grid, memory ports on the "
+            "first row's routers (one port: router 0), X-then-Y routing")
             .def("crossbar"));
   s.add(param::integer("memory_ports", "links from the network to the memory, each its own memory_port_width")
             .def("1")
@@ -225,10 +225,8 @@ bool Noc::accept(int core, tlm::tlm_generic_payload& gp, const sc_core::sc_time&
 void Noc::forward(Port& port) {
   for (;;) {
     while (port.pending.empty() || port.pending.top().at > sc_core::sc_time_stamp()) {
-      if (port.pending.empty())
-        wait(port.pending_event);
-      else
-        wait(port.pending.top().at - sc_core::sc_time_stamp(), port.pending_event);
+      if (port.pending.empty()) wait(port.pending_event);
+      else wait(port.pending.top().at - sc_core::sc_time_stamp(), port.pending_event);
     }
     tlm::tlm_generic_payload* gp = port.pending.top().gp;
     port.pending.pop();

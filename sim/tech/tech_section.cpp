@@ -10,7 +10,8 @@
 
 namespace strata {
 
-void TechFileReader::check_keys(const ConfigNode& n, const std::string& path, const std::vector<std::string>& known) const {
+void TechFileReader::check_keys(const ConfigNode& n, const std::string& path,
+                                const std::vector<std::string>& known) const {
   for (const auto& [key, value] : n.entries()) {
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
     std::string msg = fmt::format("unknown key '{}'", key);
@@ -52,7 +53,8 @@ double TechFileReader::number(const ConfigNode& v, const std::string& key, doubl
   } catch (const std::exception&) {
     throw InputError(v.loc(), key, fmt::format("expected a number, got \"{}\"", v.value()));
   }
-  if (!(x >= lo && x <= hi)) throw InputError(v.loc(), key, fmt::format("{} is out of range [{}, {}]", v.value(), lo, hi));
+  if (!(x >= lo && x <= hi))
+    throw InputError(v.loc(), key, fmt::format("{} is out of range [{}, {}]", v.value(), lo, hi));
   return x;
 }
 
@@ -78,7 +80,8 @@ void TechFileReader::read_rows(
     const std::function<void(const std::string& name, const ConfigNode& row, const std::string& path)>& row) const {
   for (const auto& [name, entry] : node.entries()) {
     const std::string path = section + "." + name;
-    if (!entry.is_map()) throw InputError(entry.loc(), path, fmt::format("expected a mapping {{{}}}", fmt::join(keys, ", ")));
+    if (!entry.is_map())
+      throw InputError(entry.loc(), path, fmt::format("expected a mapping {{{}}}", fmt::join(keys, ", ")));
     check_keys(entry, path, keys);
     row(name, entry, path);
   }
@@ -88,7 +91,8 @@ std::shared_ptr<const TechSection> TechSection::scaled(const TechScaling&) const
 
 void TechSections::add(TechSectionSpec spec) {
   const std::string key = spec.key;
-  if (!specs_.emplace(key, std::move(spec)).second) throw std::logic_error("technology section registered twice: " + key);
+  if (!specs_.emplace(key, std::move(spec)).second)
+    throw std::logic_error("technology section registered twice: " + key);
 }
 
 const TechSectionSpec* TechSections::find(const std::string& key) const {

@@ -46,8 +46,9 @@ class TechFileReader {
   void read_source(const ConfigNode& n, const std::string& path, std::string& out) const;
   // `node` is a mapping of rows (one per standard or packaging), each a mapping of `keys`;
   // `row` reads each (path "section.name").
-  void read_rows(const ConfigNode& node, const std::string& section, const std::vector<std::string>& keys,
-                 const std::function<void(const std::string& name, const ConfigNode& row, const std::string& path)>& row) const;
+  void read_rows(
+      const ConfigNode& node, const std::string& section, const std::vector<std::string>& keys,
+      const std::function<void(const std::string& name, const ConfigNode& row, const std::string& path)>& row) const;
 
   static std::string join(const std::string& a, const std::string& b) { return a.empty() ? b : a + "." + b; }
 

@@ -25,8 +25,8 @@ class TechTableReader : public TechFileReader {
       : TechFileReader(root.loc().file, derived), t_(t), root_(root), sections_(sections) {}
 
   void read() {
-    std::vector<std::string> known = {"name",  "node_nm", "supply",        "source", "scale_from", "scaling",
-                                      "leakage", "ops",   "mac",           "sram",   "register_file", "wire"};
+    std::vector<std::string> known = {"name",    "node_nm", "supply", "source", "scale_from",    "scaling",
+                                      "leakage", "ops",     "mac",    "sram",   "register_file", "wire"};
     for (const auto& [key, spec] : sections_.all()) known.push_back(key);
     check_keys(root_, "", known);
     t_.name_ = text(required(root_, "name", ""), "name");
@@ -295,8 +295,8 @@ void TechTable::set_provenance(std::string file, std::string base, std::string h
   hash_ = std::move(hash);
 }
 
-std::shared_ptr<const TechTable> TechTable::load(const std::string& name, const SourceLoc& where, const std::string& key,
-                                                 const TechSections& sections) {
+std::shared_ptr<const TechTable> TechTable::load(const std::string& name, const SourceLoc& where,
+                                                 const std::string& key, const TechSections& sections) {
   std::vector<std::string> chain;
   return load_named(name, where, key, chain, sections);
 }

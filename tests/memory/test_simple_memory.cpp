@@ -207,9 +207,11 @@ strata::RunResult run_cycle_only(const std::string& fidelity) {
   registry.add_component<CycleOnlyMemory>();
   strata::testing::TempDir d;
   const std::string experiment =
-      d.write("e.yaml", "name: c\nhardware: {kind: cycle_only_memory, clock: 1 GHz}\n"
-                        "workload: {kind: memory_synthetic, pattern: stream, requests: 32, clock: 1 GHz}\n"
-                        "sim: {fidelity: " + fidelity + "}\n");
+      d.write("e.yaml",
+              "name: c\nhardware: {kind: cycle_only_memory, clock: 1 GHz}\n"
+              "workload: {kind: memory_synthetic, pattern: stream, requests: 32, clock: 1 GHz}\n"
+              "sim: {fidelity: " +
+                  fidelity + "}\n");
   strata::RunOptions options;
   options.output_dir = d.file("out");
   return strata::run_experiment(strata::resolve_experiment(experiment, {}, registry), registry, options);

@@ -83,7 +83,8 @@ TEST(AnalyticFidelity, MixtralMoeAgreesWithCycleLevel) { check_example("npu-mixt
 // Compute-bound: 512x1024x1024 INT8 on the edge NPU's 16x16 array (2 TOPS), 0.5 ms of compute
 // against 0.1 ms of traffic, with tile rows 129 B apart in memory.
 // An experiment of one GEMM (m x k by k x n, in `format`) on the hardware preset `preset`.
-std::string one_gemm_experiment(TempDir& dir, const std::string& preset, int m, int n, int k, const std::string& format) {
+std::string one_gemm_experiment(TempDir& dir, const std::string& preset, int m, int n, int k,
+                                const std::string& format) {
   const std::string trace = dir.write(
       "gemm.jsonl",
       fmt::format("{{\"format\":\"strata-opgraph\",\"version\":1,\"name\":\"gemm\"}}\n"
@@ -99,7 +100,8 @@ std::string one_gemm_experiment(TempDir& dir, const std::string& preset, int m, 
 
 TEST(AnalyticFidelity, ComputeBoundGemmOnTheEdgeNpuAgreesWithCycleLevel) {
   TempDir dir;
-  const std::string experiment = one_gemm_experiment(dir, "configs/hardware/npu/edge-npu.yaml", 512, 1024, 1024, "int8");
+  const std::string experiment =
+      one_gemm_experiment(dir, "configs/hardware/npu/edge-npu.yaml", 512, 1024, 1024, "int8");
   const Fidelities f = run_both(experiment, "");
   expect_agreement("gemm", f, "latency_s");
   EXPECT_GT(f.cycle["latency_s"].get<double>(), 0.9 * 512.0 * 1024 * 1024 / (16 * 16 * 4) * 1e-9);  // compute-bound
@@ -112,7 +114,8 @@ TEST(AnalyticFidelity, ComputeBoundGemmOnTheEdgeNpuAgreesWithCycleLevel) {
 // 0.99 ms -> 0.36 ms when measured).
 TEST(AnalyticFidelity, AMeshWithSeveralMemoryPortsAgreesWithCycleLevel) {
   TempDir dir;
-  const std::string experiment = one_gemm_experiment(dir, "configs/hardware/npu/ascend-910.yaml", 8, 8192, 4096, "fp16");
+  const std::string experiment =
+      one_gemm_experiment(dir, "configs/hardware/npu/ascend-910.yaml", 8, 8192, 4096, "fp16");
   const Fidelities one = run_both(experiment, "");
   const Fidelities four = run_both(experiment, "--set hardware.noc.memory_ports=4");
   expect_agreement("gemv, one memory port", one, "latency_s");

@@ -113,10 +113,10 @@ TEST_F(ConfigTest, MissingRequiredKeys) {
   EXPECT_CONTAINS(error_of("name: t\nhardware: {kind: simple_memory}\n"), "missing required key 'workload'");
   EXPECT_CONTAINS(error_of("name: t\nhardware: {kind: simple_memory}\nworkload: {kind: memory_trace}\n"),
                   "workload: missing required key 'path'");
-  EXPECT_CONTAINS(
-      error_of("name: t\nhardware: {latency: 5 ns}\nworkload: {kind: memory_trace, path: t.trace}\n"),
-      "hardware: missing required key 'kind' (one of: chip_link, cube_engine, dma, dram, noc, npu, package, scratchpad, "
-      "simple_memory, systolic_array, vector_unit)");
+  EXPECT_CONTAINS(error_of("name: t\nhardware: {latency: 5 ns}\nworkload: {kind: memory_trace, path: t.trace}\n"),
+                  "hardware: missing required key 'kind' (one of: chip_link, cube_engine, dma, dram, noc, npu, "
+                  "package, scratchpad, "
+                  "simple_memory, systolic_array, vector_unit)");
 }
 
 TEST_F(ConfigTest, UnknownKindAndMissingTrace) {
@@ -321,14 +321,16 @@ TEST(FormatRates, AreParsedAgainstTheFormatVocabulary) {
     ADD_FAILURE() << "no error for " << text;
     return std::string();
   };
-  EXPECT_NE(error_of("rates: [int8=1, int9=2]\n").find("u.yaml:1:17: error: unit.rates[1]: unknown number format 'int9' (did you mean 'int8'?)"),
+  EXPECT_NE(error_of("rates: [int8=1, int9=2]\n")
+                .find("u.yaml:1:17: error: unit.rates[1]: unknown number format 'int9' (did you mean 'int8'?)"),
             std::string::npos)
       << error_of("rates: [int8=1, int9=2]\n");
   EXPECT_NE(error_of("rates: [int8]\n").find("unit.rates[0]: 'int8' is not format=rate"), std::string::npos);
   EXPECT_NE(error_of("rates: [int8=fast]\n").find("rate 'fast' is not a number"), std::string::npos);
   EXPECT_NE(error_of("rates: [int8=0]\n").find("rate 0 is outside (0, 64]"), std::string::npos);
   EXPECT_NE(error_of("rates: [int8=65]\n").find("rate 65 is outside (0, 64]"), std::string::npos);
-  EXPECT_NE(error_of("rates: [int8=1, INT8=2]\n").find("unit.rates[1]: format 'int8' is given twice"), std::string::npos);
+  EXPECT_NE(error_of("rates: [int8=1, INT8=2]\n").find("unit.rates[1]: format 'int8' is given twice"),
+            std::string::npos);
 }
 
 // A parameter added to a kind after results exist is left out of the hash at its default

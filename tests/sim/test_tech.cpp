@@ -30,7 +30,9 @@ const strata::TechSections& sections() {
   return r->tech_sections();
 }
 
-std::shared_ptr<const TechTable> table(const std::string& name) { return TechTable::load(name, {}, "tech", sections()); }
+std::shared_ptr<const TechTable> table(const std::string& name) {
+  return TechTable::load(name, {}, "tech", sections());
+}
 
 TEST(Tech, BuiltinNodesLoadFinestLast) {
   EXPECT_EQ(TechTable::builtin_names(), (std::vector<std::string>{"45nm", "40nm", "28nm", "16nm", "7nm", "5nm"}));
@@ -270,8 +272,9 @@ TEST(Tech, UserTableDerivesFromABuiltinOne) {
 TEST(TechSections, OwnersReadTheirSectionsThroughTheRegistry) {
   strata::testing::TempDir d;
   const auto mine = TechTable::load(
-      d.write("12nm.yaml", std::string(kDerivedHead) +
-                               "dram:\n  hbm9: {energy: 1 pJ/bit, io_energy: 0.2 pJ/bit, phy_area: 1 mm2, source: x}\n"),
+      d.write("12nm.yaml",
+              std::string(kDerivedHead) +
+                  "dram:\n  hbm9: {energy: 1 pJ/bit, io_energy: 0.2 pJ/bit, phy_area: 1 mm2, source: x}\n"),
       {}, "tech", sections());
   const auto t16 = table("16nm");
   EXPECT_DOUBLE_EQ(strata::router_cost(*mine).energy_j, 0.8 * strata::router_cost(*t16).energy_j);
@@ -284,10 +287,11 @@ TEST(TechSections, OwnersReadTheirSectionsThroughTheRegistry) {
     strata::dram_interface_cost(*mine, "hbm22");
     FAIL();
   } catch (const strata::InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("dram: no entry 'hbm22' in this table (did you mean"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("dram: no entry 'hbm22' in this table (did you mean"), std::string::npos)
+        << e.what();
   }
-  expect_table_error(std::string(kDerivedHead) + "dram:\n  hbm9: {energy: 1 pJ/bit, source: x}\n", "dram.hbm9.io_energy",
-                     "missing required key");
+  expect_table_error(std::string(kDerivedHead) + "dram:\n  hbm9: {energy: 1 pJ/bit, source: x}\n",
+                     "dram.hbm9.io_energy", "missing required key");
   expect_table_error(std::string(kDerivedHead) + "links:\n  serdes: {energy: 1 pJ/bit, reach: 1 m, source: x}\n",
                      "links.serdes.reach", "unknown key");
   // A base table without a router.

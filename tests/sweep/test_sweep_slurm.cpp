@@ -113,10 +113,13 @@ void SweepSlurm::expect_preempted_point_runs_again(const std::string& when) {
                     "\nname: pre\nworkload: {requests: 600000}\nsweep:\n  axes:\n    workload.max_outstanding: [128, 256]\n"
                     "  retries: 0\n  slurm: {poll: \"0.3 s\", points_per_task: 1}\n");
   const std::string marker = dir.file("preempted-once");
-  const std::string wrap = dir.write("wrap.sh", "#!/bin/bash\n"
-                                                "if [ \"$1\" = run ] && [ ! -e " + marker + " ]; then touch " + marker +
-                                                "\n  " + when + "\nfi\n"
-                                                "exec '" + std::string(STRATA_BINARY) + "' \"$@\"\n");
+  const std::string wrap = dir.write("wrap.sh",
+                                     "#!/bin/bash\n"
+                                     "if [ \"$1\" = run ] && [ ! -e " +
+                                         marker + " ]; then touch " + marker + "\n  " + when +
+                                         "\nfi\n"
+                                         "exec '" +
+                                         std::string(STRATA_BINARY) + "' \"$@\"\n");
   fs::permissions(wrap, fs::perms::owner_all);
   ::setenv("STRATA_EXECUTABLE", wrap.c_str(), 1);
   const auto r = run_strata("sweep " + sweep + " -o " + dir.file("pre") + " --executor slurm");
@@ -130,7 +133,8 @@ void SweepSlurm::expect_preempted_point_runs_again(const std::string& when) {
 // Preempted while simulating: the run has begun writing (its staging directory in the point's
 // directory, the wrapper's $4, exists) and leaves its own marker.
 TEST_F(SweepSlurm, APreemptedTasksPointRunsAgainWithoutUsingARetry) {
-  expect_preempted_point_runs_again("(until compgen -G \"$4/.staging-*\" >/dev/null; do sleep 0.05; done; kill -TERM $PPID) &");
+  expect_preempted_point_runs_again(
+      "(until compgen -G \"$4/.staging-*\" >/dev/null; do sleep 0.05; done; kill -TERM $PPID) &");
 }
 
 // Preempted before the run began writing (here the wrapper is still starting; in a real queue,

@@ -9,9 +9,9 @@
 
 #include "sim/input_error.h"
 #include "sim/json_line.h"
+#include "sim/number_format.h"
 #include "sim/results_writer.h"
 #include "sim/text.h"
-#include "sim/number_format.h"
 
 namespace strata {
 
