@@ -21,7 +21,7 @@ TEST(Interrupt, SigintLeavesAPartialRunMarkerAndExits130) {
   std::ofstream(out + "/summary.json") << "{}\n";
   const std::string cmd = "cd '" + std::string(STRATA_SOURCE_DIR) + "' && ('" + std::string(STRATA_BINARY) +
                           "' run configs/experiments/dram-ddr4-stream.yaml --set workload.requests=20000000 -o '" + out +
-                          "' --no-progress >/dev/null 2>'" + dir.file("err") + "' & pid=$!; sleep 1; kill -INT $pid; wait $pid; echo $? >'" +
+                          "' --no-progress >/dev/null 2>'" + dir.file("err") + "' & pid=$!; for i in $(seq 1000); do ls -a '" + out + "' | grep -q staging && break; sleep 0.02; done; sleep 0.2; kill -INT $pid; wait $pid; echo $? >'" +
                           dir.file("code") + "')";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   EXPECT_EQ(std::stoi(read_file(dir.file("code"))), 130) << read_file(dir.file("err"));

@@ -138,11 +138,19 @@ TEST(Reliability, TwoRunsIntoOneDirectoryDoNotMix) {
   EXPECT_CONTAINS(read_file(out + "/config.yaml"), "requests: 400000");
 }
 
-// Runs `strata run ARGS` in the background, sends `sig` after `delay_s`, and returns the exit code.
-int interrupted_run(const TempDir& dir, const std::string& args, const char* sig, double delay_s) {
+// Runs `strata run ARGS` in the background, sends `sig` after `delay_s` (counted, when
+// `writing_into` is given, from when the run's staging directory appears there: the run has begun
+// writing however slowly it started), and returns the exit code.
+int interrupted_run(const TempDir& dir, const std::string& args, const char* sig, double delay_s,
+                    const std::string& writing_into = "") {
+  const std::string wait_for_writing =
+      writing_into.empty() ? ""
+                           : fmt::format("for i in $(seq 1000); do ls -a '{}' 2>/dev/null | grep -q staging && break; "
+                                         "sleep 0.02; done; ",
+                                         writing_into);
   const std::string cmd = fmt::format(
-      "cd '{}' && ('{}' run {} >/dev/null 2>'{}' & pid=$!; sleep {}; kill -{} $pid; wait $pid; echo $? >'{}')",
-      STRATA_SOURCE_DIR, STRATA_BINARY, args, dir.file("err"), delay_s, sig, dir.file("code"));
+      "cd '{}' && ('{}' run {} >/dev/null 2>'{}' & pid=$!; {}sleep {}; kill -{} $pid; wait $pid; echo $? >'{}')",
+      STRATA_SOURCE_DIR, STRATA_BINARY, args, dir.file("err"), wait_for_writing, delay_s, sig, dir.file("code"));
   EXPECT_EQ(std::system(cmd.c_str()), 0);
   return std::stoi(read_file(dir.file("code")));
 }
@@ -152,7 +160,7 @@ TEST(Reliability, SigtermLeavesTheMarkerAndExits143) {
   const std::string out = dir.file("out");
   const int code = interrupted_run(
       dir, "configs/experiments/dram-ddr4-stream.yaml --set workload.requests=20000000 --no-progress -o '" + out + "'",
-      "TERM", 1);
+      "TERM", 0.2, out);
   EXPECT_EQ(code, 143) << read_file(dir.file("err"));
   EXPECT_EQ(testing::json_file(out + "/interrupted.json")["status"], "interrupted");
 }
@@ -165,7 +173,7 @@ TEST(Reliability, SigintWithATimelineLeavesOnlyTheMarker) {
   const int code = interrupted_run(
       dir,
       "configs/experiments/dram-ddr4-stream.yaml --set workload.requests=20000000 --timeline --no-progress -o '" + out + "'",
-      "INT", 1);
+      "INT", 0.2, out);
   EXPECT_EQ(code, 130) << read_file(dir.file("err"));
   std::vector<std::string> left;
   for (const auto& e : fs::directory_iterator(out)) left.push_back(e.path().filename().string());
