@@ -106,6 +106,13 @@ int cmd_run_imported(const RunImporter& importer, const std::vector<std::string>
   return 0;
 }
 
+// "--a and --b": the options an importer needs together.
+std::string importer_flags(const RunImporter& imp) {
+  std::vector<std::string> flags;
+  for (const auto& o : imp.options) flags.push_back(o.flag);
+  return fmt::format("{}", fmt::join(flags, " and "));
+}
+
 // Which importer `strata run`'s options chose, if any, checked: all of its options or none, and
 // not with an experiment file.
 const RunImporter* chosen_importer(const Registry& registry, const std::vector<std::vector<std::string>>& values,
@@ -113,17 +120,14 @@ const RunImporter* chosen_importer(const Registry& registry, const std::vector<s
   const RunImporter* chosen = nullptr;
   for (size_t i = 0; i < registry.run_importers().size() && !chosen; ++i) {
     const RunImporter& imp = registry.run_importers()[i];
-    std::vector<std::string> flags;
     const std::string* missing = nullptr;
     bool any = false;
     for (size_t k = 0; k < imp.options.size(); ++k) {
-      flags.push_back(imp.options[k].flag);
       if (!values[i][k].empty()) any = true;
       else if (!missing) missing = &imp.options[k].flag;
     }
     if (!any) continue;
-    if (missing)
-      throw InputError(SourceLoc{"strata run"}, *missing, fmt::format("{} go together", fmt::join(flags, " and ")));
+    if (missing) throw InputError(SourceLoc{"strata run"}, *missing, importer_flags(imp) + " go together");
     if (!experiment.empty())
       throw InputError(SourceLoc{"strata run"}, "experiment",
                        fmt::format("give an experiment file or {} files, not both", imp.label));
@@ -134,11 +138,7 @@ const RunImporter* chosen_importer(const Registry& registry, const std::vector<s
 
 std::string importer_alternatives(const Registry& registry) {
   std::vector<std::string> alternatives;
-  for (const RunImporter& imp : registry.run_importers()) {
-    std::vector<std::string> flags;
-    for (const auto& o : imp.options) flags.push_back(o.flag);
-    alternatives.push_back(fmt::format("{}", fmt::join(flags, " and ")));
-  }
+  for (const RunImporter& imp : registry.run_importers()) alternatives.push_back(importer_flags(imp));
   return alternatives.empty() ? "" : fmt::format(" (or {})", fmt::join(alternatives, ", or "));
 }
 

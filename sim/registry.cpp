@@ -4,23 +4,18 @@
 
 #include <fmt/format.h>
 
-#include "sim/cli_extension.h"
 #include "sim/component.h"
 #include "sim/workload.h"
 
 namespace strata {
 
-Registry::Registry()
-    : commands_(std::make_shared<std::vector<CliCommand>>()),
-      importers_(std::make_shared<std::vector<RunImporter>>()) {}
-
 void Registry::add_command(CliCommand command) {
-  for (const CliCommand& c : *commands_)
+  for (const CliCommand& c : commands_)
     if (c.name == command.name) throw std::logic_error("command registered twice: " + command.name);
-  commands_->push_back(std::move(command));
+  commands_.push_back(std::move(command));
 }
 
-void Registry::add_run_importer(RunImporter importer) { importers_->push_back(std::move(importer)); }
+void Registry::add_run_importer(RunImporter importer) { importers_.push_back(std::move(importer)); }
 
 const Registry::Entry& Registry::entry(const std::string& category, const std::string& name) const {
   return entries_.at(category).at(name);

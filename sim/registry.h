@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cli_extension.h"
 #include "sim/schema.h"
 #include "sim/tech/tech_section.h"
 
@@ -22,12 +23,9 @@ namespace strata {
 class Component;
 class Workload;
 class SimContext;
-struct CliCommand;
-struct RunImporter;
 
 class Registry {
  public:
-  Registry();
   using ComponentFactory =
       std::function<std::unique_ptr<Component>(const char* name, const ValidatedNode&, SimContext&)>;
   using WorkloadFactory = std::function<std::unique_ptr<Workload>(const ValidatedNode&, SimContext&)>;
@@ -67,8 +65,8 @@ class Registry {
   // `strata` subcommands and `strata run` importers, in the order they were added.
   void add_command(CliCommand command);
   void add_run_importer(RunImporter importer);
-  const std::vector<CliCommand>& commands() const { return *commands_; }
-  const std::vector<RunImporter>& run_importers() const { return *importers_; }
+  const std::vector<CliCommand>& commands() const { return commands_; }
+  const std::vector<RunImporter>& run_importers() const { return importers_; }
 
   // The device sections a technology table may have, added by the folders that own them
   // (sim/tech/tech_section.h).
@@ -93,9 +91,8 @@ class Registry {
   void add(KindSpec spec, Entry entry);
   const Entry& entry(const std::string& category, const std::string& name) const;
   std::map<std::string, std::map<std::string, Entry>> entries_;  // category -> name -> entry
-  // Behind pointers so that this header need not define them (sim/cli_extension.h does).
-  std::shared_ptr<std::vector<CliCommand>> commands_;
-  std::shared_ptr<std::vector<RunImporter>> importers_;
+  std::vector<CliCommand> commands_;
+  std::vector<RunImporter> importers_;
   TechSections tech_sections_;
 };
 

@@ -358,9 +358,11 @@ ParamValue parse_value(const ParamSpec& spec, const ConfigNode& node, const std:
         throw InputError(node.loc(), key, msg);
       }
       const std::string_view rate = trim(std::string_view(s).substr(eq + 1));
-      auto [ptr, ec] = std::from_chars(rate.data(), rate.data() + rate.size(), v.number);
-      if (ec != std::errc() || ptr != rate.data() + rate.size() || rate.empty())
+      try {
+        v.number = parse_numeric(param::real("rate", ""), rate);
+      } catch (const UnitError&) {
         throw InputError(node.loc(), key, fmt::format("rate '{}' is not a number", rate));
+      }
       if (!(v.number > 0) || v.number > 64)
         throw InputError(node.loc(), key, fmt::format("rate {} is outside (0, 64]", v.number));
       v.text = f->name;

@@ -8,7 +8,7 @@ TechSectionSpec dram_cost_section() {
   TechSectionSpec s;
   s.key = "dram";
   s.read = [](const TechFileReader& r, const ConfigNode& node, const TechSection* inherited) {
-    auto out = std::make_shared<DramCosts>(inherited ? dynamic_cast<const DramCosts&>(*inherited) : DramCosts{});
+    auto out = inherit_section<DramCosts>(inherited);
     r.read_rows(node, "dram", {"energy", "io_energy", "phy_area", "source"},
                 [&](const std::string& name, const ConfigNode& row, const std::string& path) {
                   DramInterfaceCost d;  // a standard's row is given whole

@@ -24,23 +24,16 @@ void ProtocolChecker::check_device_rules(const DramCommand& c) {
   const int bank_at = group * spec_.org.banks_per_group + c.bank;
   for (const TimingRule* r : device_rules_) {
     if (r->to != c.cmd) continue;
-    const std::string after = protocol_.name(r->from);
+    const auto check = [&](const char* where, TimingLevel level, int index) {
+      require(r->name.c_str(), (protocol_.name(r->from) + where).c_str(), last(level, index, r->from), r->latency);
+    };
     switch (r->level) {
-      case TimingLevel::Bank:
-        require(r->name.c_str(), (after + " to the same bank").c_str(), last(r->level, bank_at, r->from), r->latency);
-        break;
-      case TimingLevel::Group:
-        require(r->name.c_str(), (after + " in the same bank group").c_str(), last(r->level, group, r->from),
-                r->latency);
-        break;
-      case TimingLevel::Rank:
-        require(r->name.c_str(), (after + " in the rank").c_str(), last(r->level, c.rank, r->from), r->latency);
-        break;
+      case TimingLevel::Bank: check(" to the same bank", r->level, bank_at); break;
+      case TimingLevel::Group: check(" in the same bank group", r->level, group); break;
+      case TimingLevel::Rank: check(" in the rank", r->level, c.rank); break;
       case TimingLevel::OtherRanks:
         for (int i = 0; i < spec_.org.ranks; ++i)
-          if (i != c.rank)
-            require(r->name.c_str(), (after + " in another rank").c_str(), last(TimingLevel::Rank, i, r->from),
-                    r->latency);
+          if (i != c.rank) check(" in another rank", TimingLevel::Rank, i);
         break;
     }
   }

@@ -7,7 +7,7 @@ TechSectionSpec nand_cost_section() {
   s.key = "nand";
   s.required = true;
   s.read = [](const TechFileReader& r, const ConfigNode& n, const TechSection* inherited) {
-    auto f = std::make_shared<NandCost>(inherited ? dynamic_cast<const NandCost&>(*inherited) : NandCost{});
+    auto f = inherit_section<NandCost>(inherited);
     r.check_keys(n, "nand", {"page_size", "read_energy", "program_energy", "erase_energy", "io_energy", "source"});
     r.read_q(n, "nand", "page_size", UnitFamily::Size, f->page_bytes);
     r.read_q(n, "nand", "read_energy", UnitFamily::Energy, f->read_j);

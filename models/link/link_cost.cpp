@@ -7,7 +7,7 @@ TechSectionSpec link_cost_section() {
   TechSectionSpec s;
   s.key = "links";
   s.read = [](const TechFileReader& r, const ConfigNode& node, const TechSection* inherited) {
-    auto out = std::make_shared<LinkCosts>(inherited ? dynamic_cast<const LinkCosts&>(*inherited) : LinkCosts{});
+    auto out = inherit_section<LinkCosts>(inherited);
     r.read_rows(node, "links", {"energy", "source"},
                 [&](const std::string& name, const ConfigNode& row, const std::string& path) {
                   UnitCost c;

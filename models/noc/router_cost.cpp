@@ -14,7 +14,7 @@ TechSectionSpec router_cost_section() {
   s.key = "router";
   s.required = true;
   s.read = [](const TechFileReader& r, const ConfigNode& n, const TechSection* inherited) {
-    auto out = std::make_shared<RouterCost>(inherited ? dynamic_cast<const RouterCost&>(*inherited) : RouterCost{});
+    auto out = inherit_section<RouterCost>(inherited);
     r.check_keys(n, "router", {"energy", "area", "source"});
     r.read_q(n, "router", "energy", UnitFamily::EnergyPerBit, out->router.energy_j);
     r.read_q(n, "router", "area", UnitFamily::Area, out->router.area_mm2);

@@ -66,6 +66,13 @@ class TechSection {
   virtual std::shared_ptr<const TechSection> scaled(const TechScaling& s) const;
 };
 
+// A derived table's section starts as a copy of the inherited one (a base table's as a
+// default-made T), which the file's own entries then change.
+template <class T>
+std::shared_ptr<T> inherit_section(const TechSection* inherited) {
+  return std::make_shared<T>(inherited ? dynamic_cast<const T&>(*inherited) : T{});
+}
+
 struct TechSectionSpec {
   std::string key;        // top-level key of the table file
   bool required = false;  // a complete table has it (given, or inherited through scale_from)
