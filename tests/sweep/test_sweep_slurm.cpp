@@ -64,6 +64,19 @@ class SweepSlurm : public ::testing::Test {
     EXPECT_EQ(n, 6);
   }
   void expect_preempted_point_runs_again(const std::string& when);
+  // What a failed sweep left, for the failure message: each point's failed.json and marker, and
+  // the array tasks' logs.
+  static std::string sweep_leftovers(const std::string& sweep_dir) {
+    std::string out;
+    std::error_code ec;
+    for (const auto& e : fs::recursive_directory_iterator(sweep_dir, ec)) {
+      const std::string name = e.path().filename().string();
+      if (name == "failed.json" || name == "interrupted.json" || name == "stderr.log" ||
+          e.path().parent_path().filename() == "logs")
+        out += "--- " + e.path().string() + "\n" + read_file(e.path().string());
+    }
+    return out;
+  }
   TempDir dir;
   std::string cluster;
   bool started = false;
@@ -123,7 +136,7 @@ void SweepSlurm::expect_preempted_point_runs_again(const std::string& when) {
   fs::permissions(wrap, fs::perms::owner_all);
   ::setenv("STRATA_EXECUTABLE", wrap.c_str(), 1);
   const auto r = run_strata("sweep " + sweep + " -o " + dir.file("pre") + " --executor slurm");
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  ASSERT_EQ(r.code, 0) << r.out << r.err << sweep_leftovers(dir.file("pre"));
   EXPECT_CONTAINS(r.out, "2 ok, 0 failed");
   EXPECT_TRUE(fs::exists(marker));
   ASSERT_TRUE(fs::exists(dir.file("pre/slurm/round-1.tasks")));
