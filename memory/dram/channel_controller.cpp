@@ -15,7 +15,8 @@ ChannelController::ChannelController(const DramSpec& spec, const ControllerConfi
       protocol_(spec.protocol()),
       timing_(spec),
       banks_(spec.org.ranks * spec.org.banks_per_rank()),
-      hit_stamp_(banks_.size(), 0),
+      reads_(spec.org.ranks * spec.org.banks_per_rank(), config.read_queue),
+      writes_(spec.org.ranks * spec.org.banks_per_rank(), config.write_queue),
       open_banks_(spec.org.ranks, 0),
       active_since_(spec.org.ranks, 0),
       refresh_due_(spec.org.ranks),
@@ -37,8 +38,6 @@ ChannelController::ChannelController(const DramSpec& spec, const ControllerConfi
     if (!DramProtocol::is_standard(r.from))
       wake_after_[static_cast<std::size_t>(r.from)] =
           std::min(wake_after_[static_cast<std::size_t>(r.from)], static_cast<std::uint64_t>(r.latency));
-  reads_.reserve(config.read_queue);
-  writes_.reserve(config.write_queue);
   const int interval = config.refresh == ControllerConfig::Refresh::PerBank ? spec.timing.tREFIpb : spec.timing.tREFI;
   // Stagger the ranks so their refreshes do not all stall the channel at once.
   for (int r = 0; r < spec.org.ranks; ++r)
@@ -48,17 +47,26 @@ ChannelController::ChannelController(const DramSpec& spec, const ControllerConfi
 
 bool ChannelController::enqueue(std::uint64_t tag, const DramAddress& a, bool write, std::uint64_t now) {
   catch_up(now);
+  const int bi = bank_index(a.rank, a.bank_group, a.bank);
   if (!write) {
-    for (const Request& w : writes_)
-      if (w.a.row == a.row && w.a.column == a.column && w.a.bank == a.bank && w.a.bank_group == a.bank_group &&
-          w.a.rank == a.rank) {
+    for (std::uint32_t id : writes_.bank(bi)) {
+      const DramAddress& w = writes_.at(id).a;
+      if (w.row == a.row && w.column == a.column) {
         stats_.forwarded_reads->add();
         stats_.read_latency->sample(0);
         stats_.total_read_latency->sample(0);
         return true;
       }
+    }
   }
-  (write ? writes_ : reads_).push_back(Request{tag, a, now, bank_index(a.rank, a.bank_group, a.bank), write});
+  RequestQueue::Request r;
+  r.tag = tag;
+  r.a = a;
+  r.arrival = now;
+  r.bank = bi;
+  r.write = write;
+  const Bank& b = banks_[bi];
+  (write ? writes_ : reads_).push(r, b.open && b.row == a.row);
   set_queue_levels(now);
   return false;
 }
@@ -67,15 +75,6 @@ void ChannelController::set_queue_levels(std::uint64_t now) {
   const double t = static_cast<double>(now) * spec_.tck_s;
   stats_.read_queue->set(t, static_cast<double>(reads_.size()));
   stats_.write_queue->set(t, static_cast<double>(writes_.size()));
-}
-
-bool ChannelController::queued_hit(int rank, int group, int bank, std::uint32_t row) const {
-  const auto hits = [&](const std::vector<Request>& q) {
-    for (const Request& r : q)
-      if (r.a.row == row && r.a.bank == bank && r.a.bank_group == group && r.a.rank == rank) return true;
-    return false;
-  };
-  return hits(reads_) || hits(writes_);
 }
 
 void ChannelController::refresh_candidates(std::uint64_t now, std::uint64_t& next, std::optional<Candidate>& row) {
@@ -89,7 +88,7 @@ void ChannelController::refresh_candidates(std::uint64_t now, std::uint64_t& nex
       }
       refresh_owed_[r] = true;
     }
-    Candidate c{DramCmd::REF, r, 0, 0, 0, nullptr, SIZE_MAX};
+    Candidate c{DramCmd::REF, r, 0, 0, 0, nullptr, RequestQueue::kNone};
     std::uint64_t at;
     if (per_bank) {
       const int b = refresh_bank_[r];
@@ -113,51 +112,79 @@ void ChannelController::refresh_candidates(std::uint64_t now, std::uint64_t& nex
   }
 }
 
-void ChannelController::request_candidates(std::vector<Request>& q, std::uint64_t now, std::uint64_t& next,
-                                           std::optional<Candidate>& row, std::optional<Candidate>& col) {
-  const bool fcfs = config_.scheduler == ControllerConfig::Scheduler::Fcfs;
-  const bool per_bank = config_.refresh == ControllerConfig::Refresh::PerBank;
+RequestQueue::BankPick ChannelController::bank_pick(const RequestQueue& q, int bi) const {
+  const Bank& b = banks_[bi];
+  if (!b.open) return {true, DramCmd::ACT, q.bank(bi).front()};
+  if (q.hits(bi) == 0) return {true, DramCmd::PRE, q.bank(bi).front()};
+  const std::uint32_t id = q.oldest_hit(bi, b.row);
+  return {true, q.at(id).write ? DramCmd::WR : DramCmd::RD, id};
+}
+
+void ChannelController::consider(RequestQueue& q, int bi, std::uint64_t now, std::uint64_t& next,
+                                 std::optional<Candidate>& row, std::optional<Candidate>& col) {
+  const RequestQueue::BankPick& p = q.pick(bi);
+  const DramAddress& a = q.at(p.id).a;
+  std::uint64_t& at = q.ready_at(bi);
+  if (at <= now) at = timing_.earliest(p.cmd, a.rank, a.bank_group, a.bank);
+  if (at > now) {
+    next = std::min(next, at);
+    return;
+  }
+  const bool column = protocol_.info(p.cmd).column;
+  std::optional<Candidate>& slot = column ? col : row;
+  if (slot) {
+    next = now + 1;  // ready too, or ahead of another ready one: look again next cycle
+    const bool older = slot->queue == &q && q.at(p.id).seq < q.at(slot->id).seq;
+    // The oldest ready command, except that an activation goes before a precharge: under
+    // tFAW / tRRD a slipped ACT is bandwidth lost for good, a PRE can wait a cycle.
+    const bool better = (p.cmd == DramCmd::ACT && slot->cmd == DramCmd::PRE) || (p.cmd == slot->cmd && older);
+    if (!better) return;
+  }
+  slot = Candidate{p.cmd, a.rank, a.bank_group, a.bank, a.row, &q, p.id};
+}
+
+bool ChannelController::refreshing(int bi) const {
   const int banks_per_rank = spec_.org.banks_per_rank();
-  // Banks whose open row some request in `q` hits: their other requests wait (no PRE).
-  ++stamp_;
-  if (!fcfs)
-    for (const Request& r : q) {
-      const Bank& b = banks_[r.bank];
-      if (b.open && b.row == r.a.row) hit_stamp_[r.bank] = stamp_;
-    }
-  for (std::size_t i = 0; i < q.size(); ++i) {
-    Request& r = q[i];
-    const DramAddress& a = r.a;
-    if (refresh_owed_[a.rank] && (!per_bank || refresh_bank_[a.rank] == r.bank % banks_per_rank)) continue;
-    const Bank& b = banks_[r.bank];
-    DramCmd cmd;
-    if (!b.open) cmd = DramCmd::ACT;
-    else if (b.row == a.row) cmd = r.write ? DramCmd::WR : DramCmd::RD;
-    else if (!fcfs && hit_stamp_[r.bank] == stamp_) {  // serve the open row's hits first
-      waits_for_hits_ = true;
+  const int rank = bi / banks_per_rank;
+  return refresh_owed_[rank] &&
+         (config_.refresh != ControllerConfig::Refresh::PerBank || refresh_bank_[rank] == bi % banks_per_rank);
+}
+
+std::optional<RequestQueue::BankPick> ChannelController::fcfs_pick(const RequestQueue& q) const {
+  const std::uint32_t id = q.oldest([&](int bi) { return !refreshing(bi); });
+  if (id == RequestQueue::kNone) return std::nullopt;
+  const RequestQueue::Request& r = q.at(id);
+  const Bank& b = banks_[r.bank];
+  // Not the bank's FR-FCFS pick, so never valid as one.
+  return RequestQueue::BankPick{
+      false, !b.open ? DramCmd::ACT : b.row != r.a.row ? DramCmd::PRE : r.write ? DramCmd::WR : DramCmd::RD, id};
+}
+
+void ChannelController::request_candidates(RequestQueue& q, std::uint64_t now, std::uint64_t& next,
+                                           std::optional<Candidate>& row, std::optional<Candidate>& col) {
+  const auto set_pick = [&](int bi, const RequestQueue::BankPick& p) {
+    if (p.cmd != q.pick(bi).cmd) q.ready_at(bi) = 0;  // the bound was for another command
+    q.pick(bi) = p;
+  };
+  if (config_.scheduler == ControllerConfig::Scheduler::Fcfs) {
+    const std::optional<RequestQueue::BankPick> p = fcfs_pick(q);
+    if (!p) return;
+    const int bi = q.at(p->id).bank;
+    set_pick(bi, *p);
+    consider(q, bi, now, next, row, col);
+    return;
+  }
+  const bool any_refresh_owed = std::find(refresh_owed_.begin(), refresh_owed_.end(), true) != refresh_owed_.end();
+  const std::vector<std::uint64_t>& ready = q.ready_times();
+  for (int bi = 0; bi < static_cast<int>(ready.size()); ++bi) {
+    // Most banks wait for a known cycle (or have no requests): one comparison each.
+    if (ready[static_cast<std::size_t>(bi)] > now) {
+      next = std::min(next, ready[static_cast<std::size_t>(bi)]);
       continue;
     }
-    else cmd = DramCmd::PRE;
-    // Constraints only ever grow, so an earlier answer for the same command is a lower bound:
-    // while it lies in the future the request cannot be ready, and it is a safe wake-up time.
-    if (cmd != r.cached_cmd || r.cached_at <= now) {
-      r.cached_cmd = cmd;
-      r.cached_at = timing_.earliest(cmd, a.rank, a.bank_group, a.bank);
-    }
-    const std::uint64_t at = r.cached_at;
-    const bool column = protocol_.info(cmd).column;
-    std::optional<Candidate>& slot = column ? col : row;
-    if (at > now) {
-      next = std::min(next, at);
-    } else if (!slot || (cmd == DramCmd::ACT && slot->cmd == DramCmd::PRE)) {
-      // The oldest ready command, except that an activation goes before a precharge: under
-      // tFAW / tRRD a slipped ACT is bandwidth lost for good, a PRE can wait a cycle.
-      if (slot) next = now + 1;
-      slot = Candidate{cmd, a.rank, a.bank_group, a.bank, a.row, &q, i};
-    } else {
-      next = now + 1;  // ready too, behind an older one: next cycle at the earliest
-    }
-    if (fcfs) break;  // FCFS serves the oldest request only
+    if (any_refresh_owed && refreshing(bi)) continue;
+    if (!q.pick(bi).valid) set_pick(bi, bank_pick(q, bi));
+    consider(q, bi, now, next, row, col);
   }
 }
 
@@ -176,10 +203,13 @@ void ChannelController::issue(const Candidate& c, std::uint64_t now, std::vector
   const int bi = bank_index(c.rank, c.group, c.bank);
   Bank& b = banks_[bi];
   const DramTiming& t = spec_.timing;
-  const auto close = [&](Bank& x, int rank) {
+  const auto close = [&](int i, int rank) {
+    Bank& x = banks_[i];
     if (!x.open) return;
     x.open = false;
     x.close_pending = false;
+    reads_.bank_closed(i);
+    writes_.bank_closed(i);
     if (--open_banks_[rank] == 0) active_cycles_ += now - active_since_[rank];
   };
   // What the command does to the banks, from the protocol (a device's own commands included).
@@ -188,11 +218,13 @@ void ChannelController::issue(const Candidate& c, std::uint64_t now, std::vector
   if (info.opens_row) {
     b.open = true;
     b.row = c.row;
+    reads_.bank_opened(bi, c.row);
+    writes_.bank_opened(bi, c.row);
     if (open_banks_[c.rank]++ == 0) active_since_[c.rank] = now;
   }
   if (info.closes_row && info.rank_scoped)
-    for (int i = first; i < first + spec_.org.banks_per_rank(); ++i) close(banks_[i], c.rank);
-  else if (info.closes_row) close(b, c.rank);
+    for (int i = first; i < first + spec_.org.banks_per_rank(); ++i) close(i, c.rank);
+  else if (info.closes_row) close(bi, c.rank);
   if (info.refreshes) {
     const bool per_bank = !info.rank_scoped;
     refresh_owed_[c.rank] = false;
@@ -201,10 +233,10 @@ void ChannelController::issue(const Candidate& c, std::uint64_t now, std::vector
   }
   if (const std::uint64_t wake = wake_after_[static_cast<std::size_t>(c.cmd)]; wake != kIdle)
     next = std::min(next, now + wake);
-  if (c.index == SIZE_MAX) return;  // a refresh or page-policy command
+  if (c.id == RequestQueue::kNone) return;  // a refresh or page-policy command
 
-  std::vector<Request>& q = *c.queue;
-  Request& r = q[c.index];
+  RequestQueue& q = *c.queue;
+  RequestQueue::Request& r = q.at(c.id);
   if (c.cmd == DramCmd::PRE) r.needed_pre = true;
   if (c.cmd == DramCmd::ACT) r.needed_act = true;
   if (!info.column) return;
@@ -223,11 +255,20 @@ void ChannelController::issue(const Candidate& c, std::uint64_t now, std::vector
     stats_.total_read_latency->sample(ns);
     done.push_back(Completion{r.tag, data_end});
   }
-  q.erase(q.begin() + static_cast<std::ptrdiff_t>(c.index));
+  q.erase_hit(c.id);
   set_queue_levels(now);
+  // The request served next (the bank's, or under FCFS the queue's oldest) becomes legal at its
+  // own cycle, which no other wake-up covers.
+  std::optional<RequestQueue::BankPick> after;
+  if (config_.scheduler == ControllerConfig::Scheduler::Fcfs) after = fcfs_pick(q);
+  else if (!q.bank(bi).empty()) after = bank_pick(q, bi);
+  if (after) {
+    const DramAddress& a = q.at(after->id).a;
+    next = std::min(next, timing_.earliest(after->cmd, a.rank, a.bank_group, a.bank));
+  }
 
   if (config_.page_policy == ControllerConfig::PagePolicy::Closed ||
-      (config_.page_policy == ControllerConfig::PagePolicy::Adaptive && !queued_hit(c.rank, c.group, c.bank, c.row))) {
+      (config_.page_policy == ControllerConfig::PagePolicy::Adaptive && !queued_hit(bi))) {
     if (!b.close_pending) closing_.push_back(bi);
     b.close_pending = true;
     next = std::min(next, timing_.earliest(DramCmd::PRE, c.rank, c.group, c.bank));
@@ -250,6 +291,9 @@ void ChannelController::catch_up(std::uint64_t now) {
     const std::uint64_t at = parked_;
     parked_ = schedule(at, none);
   }
+  // From `now` on the caller steps the channel (a request came, or it is stepped at `now`): a
+  // stale parked cycle would run a second, out-of-order step later.
+  parked_ = kIdle;
 }
 
 std::uint64_t ChannelController::schedule(std::uint64_t now, std::vector<Completion>& done) {
@@ -273,39 +317,38 @@ std::uint64_t ChannelController::schedule(std::uint64_t now, std::vector<Complet
     return draining_;
   };
   draining_ = drain_mode();
-  waits_for_hits_ = false;
   request_candidates(draining_ ? writes_ : reads_, now, next, row, col);
 
   // Closed / adaptive page: precharge the banks marked for closing once legal, unless a queued
   // request (adaptive) now hits the row.
-  for (std::size_t k = 0; k < closing_.size() && !row;) {
+  // Every marked bank is looked at, so that its precharge has a wake-up even while a request's
+  // row command goes first.
+  for (std::size_t k = 0; k < closing_.size();) {
     const int i = closing_[k];
     Bank& b = banks_[i];
     const int rank = i / spec_.org.banks_per_rank();
     const int group = (i / spec_.org.banks_per_group) % spec_.org.bank_groups;
     const int bank = i % spec_.org.banks_per_group;
     if (!b.open || !b.close_pending ||
-        (config_.page_policy == ControllerConfig::PagePolicy::Adaptive && queued_hit(rank, group, bank, b.row))) {
+        (config_.page_policy == ControllerConfig::PagePolicy::Adaptive && queued_hit(i))) {
       b.close_pending = false;
       closing_.erase(closing_.begin() + static_cast<std::ptrdiff_t>(k));
       continue;
     }
     const std::uint64_t at = timing_.earliest(DramCmd::PRE, rank, group, bank);
-    if (at <= now) {
-      row = Candidate{DramCmd::PRE, rank, group, bank, b.row, nullptr, SIZE_MAX};
-    } else {
-      next = std::min(next, at);
-    }
+    if (at > now) next = std::min(next, at);
+    else if (row) next = now + 1;  // behind another row command
+    else row = Candidate{DramCmd::PRE, rank, group, bank, b.row, nullptr, RequestQueue::kNone};
     ++k;
   }
 
   // One command per bus: a column command first (it moves data), else the row command; HBM's
-  // separate buses take one of each. When both come from one queue, issue the later one
-  // first, so the column command's erase does not shift the other's index.
+  // separate buses take one of each, the younger request's command first when both come
+  // from one queue (the order the commands are recorded and traced in).
   bool issued_row = false, issued_col = false;
   const bool same_bank = row && col && row->rank == col->rank && row->group == col->group && row->bank == col->bank;
   if (separate_buses_ && row && col && !row_busy && !col_busy && !same_bank) {
-    const bool row_first = row->queue == col->queue && row->index > col->index;
+    const bool row_first = row->queue == col->queue && row->queue->at(row->id).seq > col->queue->at(col->id).seq;
     issue(row_first ? *row : *col, now, done, next);
     issue(row_first ? *col : *row, now, done, next);
     issued_row = issued_col = true;
@@ -316,9 +359,8 @@ std::uint64_t ChannelController::schedule(std::uint64_t now, std::vector<Complet
     issue(*row, now, done, next);
     issued_row = true;
   }
-  // Ready but not issued (its bus was taken), the drain mode flipped, or a request that waited
-  // for the open row's hits may have lost the last of them: look again next cycle.
-  if ((row && !issued_row) || (col && !issued_col) || drain_mode() != draining_ || (issued_col && waits_for_hits_))
+  // Ready but not issued (its bus was taken), or the drain mode flipped: look again next cycle.
+  if ((row && !issued_row) || (col && !issued_col) || drain_mode() != draining_)
     next = now + 1;
   if (next <= now) next = now + 1;
   if (next == kIdle && idle()) return kIdle;

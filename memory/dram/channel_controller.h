@@ -22,6 +22,7 @@
 #include "memory/dram/dram_command.h"
 #include "memory/dram/dram_protocol.h"
 #include "memory/dram/dram_spec.h"
+#include "memory/dram/request_queue.h"
 #include "memory/dram/timing_table.h"
 #include "sim/stats.h"
 
@@ -86,16 +87,6 @@ class ChannelController {
   void observe(std::function<void(const DramCommand&)> f) { on_command_ = std::move(f); }
 
  private:
-  struct Request {
-    std::uint64_t tag;
-    DramAddress a;
-    std::uint64_t arrival;
-    int bank;  // flat index into banks_
-    bool write;
-    bool needed_pre = false, needed_act = false;
-    DramCmd cached_cmd = DramCmd::REF;  // the command cached_at was computed for (REF: none)
-    std::uint64_t cached_at = 0;        // a lower bound of when cached_cmd may issue
-  };
   struct Bank {
     bool open = false;
     std::uint32_t row = 0;
@@ -105,21 +96,34 @@ class ChannelController {
     DramCmd cmd;
     int rank, group, bank;
     std::uint32_t row;
-    std::vector<Request>* queue;
-    std::size_t index;  // into *queue; SIZE_MAX for a refresh or page-policy command
+    RequestQueue* queue;
+    std::uint32_t id;  // in *queue; RequestQueue::kNone for a refresh or page-policy command
   };
+  // What bank `bi` of `q` needs next under FR-FCFS, and the request it serves: ACT for the
+  // oldest when the bank is closed, the column command of the oldest hit on the open row, else
+  // PRE for the oldest.
+  RequestQueue::BankPick bank_pick(const RequestQueue& q, int bi) const;
+  // The FCFS pick: the oldest request of `q` whose bank takes requests, and its command.
+  std::optional<RequestQueue::BankPick> fcfs_pick(const RequestQueue& q) const;
+  // Whether bank `bi` takes no requests now: its rank owes an all-bank refresh, or it owes its
+  // per-bank one.
+  bool refreshing(int bi) const;
 
   int bank_index(int rank, int group, int bank) const { return (rank * spec_.org.bank_groups + group) * spec_.org.banks_per_group + bank; }
   // The oldest ready refresh command, and the earliest cycle of those not ready.
   void refresh_candidates(std::uint64_t now, std::uint64_t& next, std::optional<Candidate>& row);
   // The FR-FCFS (or FCFS) pick of `q`'s ready row and column commands, and the earliest cycle
   // of those not ready.
-  void request_candidates(std::vector<Request>& q, std::uint64_t now, std::uint64_t& next,
-                          std::optional<Candidate>& row, std::optional<Candidate>& col);
+  void request_candidates(RequestQueue& q, std::uint64_t now, std::uint64_t& next, std::optional<Candidate>& row,
+                          std::optional<Candidate>& col);
+  // Offers bank `bi`'s pick in `q` to the row or column slot if it is legal at `now`, else
+  // moves `next` to when it may be.
+  void consider(RequestQueue& q, int bi, std::uint64_t now, std::uint64_t& next, std::optional<Candidate>& row,
+                std::optional<Candidate>& col);
   void issue(const Candidate& c, std::uint64_t now, std::vector<Completion>& done, std::uint64_t& next);
   void record(DramCmd cmd, int rank, int group, int bank, std::uint32_t row, std::uint64_t now);
-  // Whether a queued request would hit `row` of the bank.
-  bool queued_hit(int rank, int group, int bank, std::uint32_t row) const;
+  // Whether a queued request hits the open row of bank `bi`.
+  bool queued_hit(int bi) const { return reads_.hits(bi) > 0 || writes_.hits(bi) > 0; }
   void set_queue_levels(std::uint64_t now);
   std::uint64_t schedule(std::uint64_t now, std::vector<Completion>& done);  // one step's work
   void catch_up(std::uint64_t now);  // runs the parked (refresh-only) steps before `now`
@@ -131,16 +135,13 @@ class ChannelController {
   DramProtocol protocol_;
   TimingTable timing_;
   std::vector<std::uint64_t> wake_after_;  // by command: cycles until anything may follow it (kIdle: none)
-  std::vector<Request> reads_, writes_;
   std::vector<Bank> banks_;
-  std::vector<std::uint64_t> hit_stamp_;  // == stamp_: a request of the scanned queue hits the bank's row
-  std::uint64_t stamp_ = 0;
+  RequestQueue reads_, writes_;
   std::vector<int> closing_;     // banks with close_pending, in the order they were marked
   std::vector<int> open_banks_;  // per rank
   std::vector<std::uint64_t> active_since_;
   std::uint64_t active_cycles_ = 0;
   bool draining_ = false;
-  bool waits_for_hits_ = false;  // this step skipped a request for another request's row hit
   std::uint64_t parked_ = kIdle;  // the next refresh-only step of an idle channel
 
   // Refresh: per rank, when the next one is due, whether it is owed now, and (per-bank) which
