@@ -17,9 +17,14 @@ Clock::Clock(double frequency_hz) {
     throw std::invalid_argument("clock frequency must be in (0 Hz, 1 PHz]");
   freq_hz_ = static_cast<std::uint64_t>(std::llround(frequency_hz));
   if (freq_hz_ == 0) freq_hz_ = 1;
+  if (kFemtosecondsPerSecond % freq_hz_ == 0) {
+    whole_period_fs_ = kFemtosecondsPerSecond / freq_hz_;
+    whole_period_cycles_ = UINT64_MAX / whole_period_fs_;
+  }
 }
 
 sc_core::sc_time Clock::time_of(std::uint64_t cycle) const {
+  if (cycle < whole_period_cycles_) return sc_core::sc_time::from_value(cycle * whole_period_fs_);
   const u128 fs = (static_cast<u128>(cycle) * kFs + freq_hz_ / 2) / freq_hz_;
   return sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(fs));
 }
@@ -27,6 +32,7 @@ sc_core::sc_time Clock::time_of(std::uint64_t cycle) const {
 std::uint64_t Clock::cycle_at(const sc_core::sc_time& t) const {
   // Largest n with time_of(n) <= t. Start from the floor estimate and correct for the rounding
   // in time_of, which can move an edge by at most half a femtosecond either way.
+  if (whole_period_fs_) return t.value() / whole_period_fs_;
   const u128 fs = t.value();
   std::uint64_t n = static_cast<std::uint64_t>(fs * freq_hz_ / kFs);
   while (time_of(n + 1) <= t) ++n;
@@ -44,6 +50,8 @@ sc_core::sc_time Clock::edge_after(const sc_core::sc_time& t) const { return tim
 
 std::uint64_t Clock::cycles_in(const sc_core::sc_time& duration) const {
   // Smallest n with time_of(n) >= duration, so that time_of(n) maps back to exactly n.
+  if (whole_period_fs_)
+    return duration.value() / whole_period_fs_ + (duration.value() % whole_period_fs_ != 0 ? 1 : 0);
   const u128 fs = duration.value();
   std::uint64_t n = static_cast<std::uint64_t>(fs * freq_hz_ / kFs);
   while (time_of(n) < duration) ++n;

@@ -38,6 +38,10 @@ class Clock {
 
  private:
   std::uint64_t freq_hz_;
+  // The period in femtoseconds when it is a whole number (1 GHz, 1.6 GHz, 2 GHz: most clocks),
+  // else 0; then edges are plain multiples and the conversions need no 128-bit division.
+  std::uint64_t whole_period_fs_ = 0;
+  std::uint64_t whole_period_cycles_ = 0;  // cycles below which n * period fits in 64 bits
 };
 
 }  // namespace strata

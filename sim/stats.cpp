@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -140,6 +141,28 @@ void Distribution::sample(double v, std::uint64_t n) {
   }
 }
 
+namespace {
+template <typename K, typename H>
+std::vector<std::pair<K, std::uint64_t>> sorted(const std::unordered_map<K, std::uint64_t, H>& m) {
+  std::vector<std::pair<K, std::uint64_t>> v(m.begin(), m.end());
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return v;
+}
+}  // namespace
+
+std::size_t Distribution::ValueHash::operator()(double v) const {
+  // The bits, mixed (std::hash<double> hashes the bytes, several times slower); +0 and -0 are
+  // one key, as they compare equal.
+  std::uint64_t x = 0;
+  if (v != 0) std::memcpy(&x, &v, sizeof x);
+  x ^= x >> 31;
+  x *= 0x9e3779b97f4a7c15ULL;
+  return static_cast<std::size_t>(x ^ (x >> 29));
+}
+
+std::vector<std::pair<double, std::uint64_t>> Distribution::sorted_values() const { return sorted(values_); }
+std::vector<std::pair<std::int64_t, std::uint64_t>> Distribution::sorted_buckets() const { return sorted(buckets_); }
+
 double Distribution::stddev() const { return count_ > 1 ? std::sqrt(m2_ / static_cast<double>(count_)) : 0; }
 
 double Distribution::percentile(double p) const {
@@ -148,13 +171,13 @@ double Distribution::percentile(double p) const {
   const auto rank = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_))));
   std::uint64_t seen = 0;
   if (exact_) {
-    for (const auto& [value, n] : values_) {
+    for (const auto& [value, n] : sorted_values()) {
       seen += n;
       if (seen >= rank) return value;
     }
     return max_;
   }
-  for (const auto& [b, n] : buckets_) {
+  for (const auto& [b, n] : sorted_buckets()) {
     seen += n;
     if (seen >= rank) return std::clamp(0.5 * (bucket_low(b) + bucket_high(b)), min_, max_);
   }
@@ -183,9 +206,9 @@ nlohmann::json Distribution::fields() const {
   // The histogram itself, for plots: [lower, upper, count] rows.
   nlohmann::json hist = nlohmann::json::array();
   if (exact_) {
-    for (const auto& [value, n] : values_) hist.push_back({value, value, n});
+    for (const auto& [value, n] : sorted_values()) hist.push_back({value, value, n});
   } else {
-    for (const auto& [b, n] : buckets_) hist.push_back({bucket_low(b), bucket_high(b), n});
+    for (const auto& [b, n] : sorted_buckets()) hist.push_back({bucket_low(b), bucket_high(b), n});
   }
   j["histogram"] = std::move(hist);
   return j;

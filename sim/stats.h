@@ -10,6 +10,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -126,8 +128,15 @@ class Distribution : public Stat {
   std::uint64_t count_ = 0;
   double mean_ = 0, m2_ = 0, min_ = 0, max_ = 0;
   bool exact_ = true;
-  std::map<double, std::uint64_t> values_;         // exact mode
-  std::map<std::int64_t, std::uint64_t> buckets_;  // histogram mode
+  // Hashed while sampling (a sample is one lookup); sorted when read.
+  struct ValueHash {
+    std::size_t operator()(double v) const;
+  };
+  std::unordered_map<double, std::uint64_t, ValueHash> values_;  // exact mode
+  std::unordered_map<std::int64_t, std::uint64_t> buckets_;  // histogram mode
+  // The exact values, or the histogram buckets, in ascending order.
+  std::vector<std::pair<double, std::uint64_t>> sorted_values() const;
+  std::vector<std::pair<std::int64_t, std::uint64_t>> sorted_buckets() const;
 };
 
 // An amount accumulated into fixed time windows (bytes per window -> bandwidth over time).

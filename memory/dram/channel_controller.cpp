@@ -17,6 +17,7 @@ ChannelController::ChannelController(const DramSpec& spec, const ControllerConfi
       banks_(spec.org.ranks * spec.org.banks_per_rank()),
       reads_(spec.org.ranks * spec.org.banks_per_rank(), config.read_queue),
       writes_(spec.org.ranks * spec.org.banks_per_rank(), config.write_queue),
+      due_(banks_.size()),
       open_banks_(spec.org.ranks, 0),
       active_since_(spec.org.ranks, 0),
       refresh_due_(spec.org.ranks),
@@ -120,8 +121,8 @@ RequestQueue::BankPick ChannelController::bank_pick(const RequestQueue& q, int b
   return {true, q.at(id).write ? DramCmd::WR : DramCmd::RD, id};
 }
 
-void ChannelController::consider(RequestQueue& q, int bi, std::uint64_t now, std::uint64_t& next,
-                                 std::optional<Candidate>& row, std::optional<Candidate>& col) {
+inline void ChannelController::consider(RequestQueue& q, int bi, std::uint64_t now, std::uint64_t& next,
+                                        std::optional<Candidate>& row, std::optional<Candidate>& col) {
   const RequestQueue::BankPick& p = q.pick(bi);
   const DramAddress& a = q.at(p.id).a;
   std::uint64_t& at = q.ready_at(bi);
@@ -174,14 +175,22 @@ void ChannelController::request_candidates(RequestQueue& q, std::uint64_t now, s
     consider(q, bi, now, next, row, col);
     return;
   }
-  const bool any_refresh_owed = std::find(refresh_owed_.begin(), refresh_owed_.end(), true) != refresh_owed_.end();
+  // Most banks wait for a known cycle (or have no requests): one pass, free of branches, takes
+  // the soonest of those and lists the banks due now, which alone are looked at further.
   const std::vector<std::uint64_t>& ready = q.ready_times();
-  for (int bi = 0; bi < static_cast<int>(ready.size()); ++bi) {
-    // Most banks wait for a known cycle (or have no requests): one comparison each.
-    if (ready[static_cast<std::size_t>(bi)] > now) {
-      next = std::min(next, ready[static_cast<std::size_t>(bi)]);
-      continue;
-    }
+  const std::size_t banks = ready.size();
+  std::uint64_t soonest = next;
+  std::size_t n_due = 0;
+  for (std::size_t bi = 0; bi < banks; ++bi) {
+    const std::uint64_t t = ready[bi];
+    due_[n_due] = static_cast<int>(bi);
+    n_due += t <= now ? 1 : 0;
+    soonest = std::min(soonest, t > now ? t : RequestQueue::kNever);
+  }
+  next = soonest;
+  const bool any_refresh_owed = std::find(refresh_owed_.begin(), refresh_owed_.end(), true) != refresh_owed_.end();
+  for (std::size_t k = 0; k < n_due; ++k) {
+    const int bi = due_[k];
     if (any_refresh_owed && refreshing(bi)) continue;
     if (!q.pick(bi).valid) set_pick(bi, bank_pick(q, bi));
     consider(q, bi, now, next, row, col);

@@ -257,6 +257,7 @@ void Dram::run_channel(int index) {
   const std::uint64_t now = clock().cycle_at(sc_core::sc_time_stamp());
   ch.wake_at = ChannelController::kIdle;
   done_.clear();
+  const std::size_t room_before = ch.ctrl->room(false) + ch.ctrl->room(true);
   const std::uint64_t next = ch.ctrl->step(now, done_);
   if (!ch.ctrl->violation().empty())
     throw std::runtime_error(fmt::format("{}.ch{}: DRAM protocol violation: {}", name(), index, ch.ctrl->violation()));
@@ -269,7 +270,8 @@ void Dram::run_channel(int index) {
     }
   }
   if (next != ChannelController::kIdle) wake(ch, next);
-  port_.retry();
+  // Requests wait only for queue room, which only a served request frees.
+  if (ch.ctrl->room(false) + ch.ctrl->room(true) != room_before) port_.retry();
 }
 
 Dram::EnergyBreakdown Dram::channel_energy(const Channel& ch, double seconds) const {

@@ -48,3 +48,25 @@ TEST(Clock, RejectsImpossibleFrequencies) {
   EXPECT_THROW(Clock(-1e9), std::invalid_argument);
   EXPECT_THROW(Clock(2e15), std::invalid_argument);
 }
+
+// A whole-femtosecond period (1.6 GHz: 625,000 fs) takes the 64-bit path; it must agree with
+// the exact 128-bit definition (t_n = round(n * 1e15 / f)) everywhere, past the 64-bit
+// overflow of n * period too.
+TEST(Clock, WholePeriodsAgreeWithTheExactDefinition) {
+  const Clock c(1.6e9);
+  const auto exact_time = [](std::uint64_t n) {
+    const unsigned __int128 fs = (static_cast<unsigned __int128>(n) * 1'000'000'000'000'000ULL + 800'000'000) / 1'600'000'000;
+    return fs;
+  };
+  const std::uint64_t overflow = UINT64_MAX / 625'000;
+  for (std::uint64_t n : std::initializer_list<std::uint64_t>{0, 1, 7, 123456789, overflow - 1, overflow, overflow + 5}) {
+    if (exact_time(n) > UINT64_MAX) continue;
+    EXPECT_EQ(c.time_of(n).value(), static_cast<std::uint64_t>(exact_time(n))) << n;
+    EXPECT_EQ(c.cycle_at(c.time_of(n)), n);
+    EXPECT_EQ(c.cycles_in(c.time_of(n)), n);
+    if (n > 0) {
+      EXPECT_EQ(c.cycle_at(sc_time::from_value(c.time_of(n).value() - 1)), n - 1);
+      EXPECT_EQ(c.cycles_in(sc_time::from_value(c.time_of(n).value() - 1)), n);
+    }
+  }
+}
