@@ -1,6 +1,7 @@
 #include "sim/clock.h"
 
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 #include "sim/kernel.h"
@@ -17,27 +18,42 @@ Clock::Clock(double frequency_hz) {
     throw std::invalid_argument("clock frequency must be in (0 Hz, 1 PHz]");
   freq_hz_ = static_cast<std::uint64_t>(std::llround(frequency_hz));
   if (freq_hz_ == 0) freq_hz_ = 1;
-  if (kFemtosecondsPerSecond % freq_hz_ == 0) {
-    whole_period_fs_ = kFemtosecondsPerSecond / freq_hz_;
-    whole_period_cycles_ = UINT64_MAX / whole_period_fs_;
-  }
+  const std::uint64_t g = std::gcd(kFemtosecondsPerSecond, freq_hz_);
+  period_num_ = kFemtosecondsPerSecond / g;
+  period_den_ = freq_hz_ / g;
+  fast_cycles_ = (UINT64_MAX - period_den_ / 2) / period_num_;
+  fast_fs_ = UINT64_MAX / period_den_;
+}
+
+sc_core::sc_time Clock::exact_time_of(std::uint64_t cycle) const {
+  const u128 fs = (static_cast<u128>(cycle) * kFs + freq_hz_ / 2) / freq_hz_;
+  return sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(fs));
 }
 
 sc_core::sc_time Clock::time_of(std::uint64_t cycle) const {
-  if (cycle < whole_period_cycles_) return sc_core::sc_time::from_value(cycle * whole_period_fs_);
-  const u128 fs = (static_cast<u128>(cycle) * kFs + freq_hz_ / 2) / freq_hz_;
-  return sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(fs));
+  if (cycle >= fast_cycles_) return exact_time_of(cycle);
+  // round(n * num / den): the same integer as the exact definition, whose numerator and
+  // denominator are these times gcd(1e15, f).
+  if (period_den_ == 1) return sc_core::sc_time::from_value(cycle * period_num_);
+  return sc_core::sc_time::from_value((cycle * period_num_ + period_den_ / 2) / period_den_);
 }
 
 std::uint64_t Clock::cycle_at(const sc_core::sc_time& t) const {
   // Largest n with time_of(n) <= t. Start from the floor estimate and correct for the rounding
   // in time_of, which can move an edge by at most half a femtosecond either way.
-  if (whole_period_fs_) return t.value() / whole_period_fs_;
-  const u128 fs = t.value();
-  std::uint64_t n = static_cast<std::uint64_t>(fs * freq_hz_ / kFs);
-  while (time_of(n + 1) <= t) ++n;
-  while (n > 0 && time_of(n) > t) --n;
-  return n;
+  if (t.value() < fast_fs_) {
+    if (period_den_ == 1) return t.value() / period_num_;
+    std::uint64_t n = t.value() * period_den_ / period_num_;
+    while (time_of(n + 1) <= t) ++n;
+    while (n > 0 && time_of(n) > t) --n;
+    return n;
+  }
+  // Near the end of representable time: edges in 128 bits, so that none wraps around.
+  const auto edge = [&](u128 n) { return (n * kFs + freq_hz_ / 2) / freq_hz_; };
+  u128 n = static_cast<u128>(t.value()) * freq_hz_ / kFs;
+  while (edge(n + 1) <= t.value()) ++n;
+  while (n > 0 && edge(n) > t.value()) --n;
+  return static_cast<std::uint64_t>(n);
 }
 
 sc_core::sc_time Clock::next_edge(const sc_core::sc_time& t) const {
@@ -50,12 +66,8 @@ sc_core::sc_time Clock::edge_after(const sc_core::sc_time& t) const { return tim
 
 std::uint64_t Clock::cycles_in(const sc_core::sc_time& duration) const {
   // Smallest n with time_of(n) >= duration, so that time_of(n) maps back to exactly n.
-  if (whole_period_fs_)
-    return duration.value() / whole_period_fs_ + (duration.value() % whole_period_fs_ != 0 ? 1 : 0);
-  const u128 fs = duration.value();
-  std::uint64_t n = static_cast<std::uint64_t>(fs * freq_hz_ / kFs);
-  while (time_of(n) < duration) ++n;
-  while (n > 0 && time_of(n - 1) >= duration) --n;
+  std::uint64_t n = cycle_at(duration);
+  if (time_of(n) < duration) ++n;
   return n;
 }
 

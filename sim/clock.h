@@ -38,10 +38,13 @@ class Clock {
 
  private:
   std::uint64_t freq_hz_;
-  // The period in femtoseconds when it is a whole number (1 GHz, 1.6 GHz, 2 GHz: most clocks),
-  // else 0; then edges are plain multiples and the conversions need no 128-bit division.
-  std::uint64_t whole_period_fs_ = 0;
-  std::uint64_t whole_period_cycles_ = 0;  // cycles below which n * period fits in 64 bits
+  // The period as a reduced fraction num / den femtoseconds (1.6 GHz: 625000 / 1, 1.2 GHz:
+  // 2500000 / 3), so that conversions of times and cycles below the limits (hours of simulated
+  // time) use 64-bit arithmetic; past them, the exact 128-bit definition.
+  std::uint64_t period_num_ = 1, period_den_ = 1;
+  std::uint64_t fast_cycles_ = 0;  // time_of(n) is 64-bit below this
+  std::uint64_t fast_fs_ = 0;      // cycle_at(t) and cycles_in(t) are 64-bit below this
+  sc_core::sc_time exact_time_of(std::uint64_t cycle) const;
 };
 
 }  // namespace strata

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -108,14 +107,14 @@ void Distribution::sample(double v) {
   mean_ += delta / static_cast<double>(count_);
   m2_ += delta * (v - mean_);
   if (exact_) {
-    ++values_[v];
+    values_.add(v, 1);
     if (values_.size() > kExactLimit) {
-      for (const auto& [value, n] : values_) buckets_[bucket_of(value)] += n;
+      values_.for_each([&](double value, std::uint64_t n) { buckets_.add(bucket_of(value), n); });
       values_.clear();
       exact_ = false;
     }
   } else {
-    ++buckets_[bucket_of(v)];
+    buckets_.add(bucket_of(v), 1);
   }
 }
 
@@ -130,38 +129,16 @@ void Distribution::sample(double v, std::uint64_t n) {
   m2_ += delta * delta * static_cast<double>(count_) * static_cast<double>(n) / total;
   count_ += n;
   if (exact_) {
-    values_[v] += n;
+    values_.add(v, n);
     if (values_.size() > kExactLimit) {
-      for (const auto& [value, k] : values_) buckets_[bucket_of(value)] += k;
+      values_.for_each([&](double value, std::uint64_t k) { buckets_.add(bucket_of(value), k); });
       values_.clear();
       exact_ = false;
     }
   } else {
-    buckets_[bucket_of(v)] += n;
+    buckets_.add(bucket_of(v), n);
   }
 }
-
-namespace {
-template <typename K, typename H>
-std::vector<std::pair<K, std::uint64_t>> sorted(const std::unordered_map<K, std::uint64_t, H>& m) {
-  std::vector<std::pair<K, std::uint64_t>> v(m.begin(), m.end());
-  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  return v;
-}
-}  // namespace
-
-std::size_t Distribution::ValueHash::operator()(double v) const {
-  // The bits, mixed (std::hash<double> hashes the bytes, several times slower); +0 and -0 are
-  // one key, as they compare equal.
-  std::uint64_t x = 0;
-  if (v != 0) std::memcpy(&x, &v, sizeof x);
-  x ^= x >> 31;
-  x *= 0x9e3779b97f4a7c15ULL;
-  return static_cast<std::size_t>(x ^ (x >> 29));
-}
-
-std::vector<std::pair<double, std::uint64_t>> Distribution::sorted_values() const { return sorted(values_); }
-std::vector<std::pair<std::int64_t, std::uint64_t>> Distribution::sorted_buckets() const { return sorted(buckets_); }
 
 double Distribution::stddev() const { return count_ > 1 ? std::sqrt(m2_ / static_cast<double>(count_)) : 0; }
 
@@ -171,13 +148,13 @@ double Distribution::percentile(double p) const {
   const auto rank = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_))));
   std::uint64_t seen = 0;
   if (exact_) {
-    for (const auto& [value, n] : sorted_values()) {
+    for (const auto& [value, n] : values_.sorted()) {
       seen += n;
       if (seen >= rank) return value;
     }
     return max_;
   }
-  for (const auto& [b, n] : sorted_buckets()) {
+  for (const auto& [b, n] : buckets_.sorted()) {
     seen += n;
     if (seen >= rank) return std::clamp(0.5 * (bucket_low(b) + bucket_high(b)), min_, max_);
   }
@@ -206,9 +183,9 @@ nlohmann::json Distribution::fields() const {
   // The histogram itself, for plots: [lower, upper, count] rows.
   nlohmann::json hist = nlohmann::json::array();
   if (exact_) {
-    for (const auto& [value, n] : sorted_values()) hist.push_back({value, value, n});
+    for (const auto& [value, n] : values_.sorted()) hist.push_back({value, value, n});
   } else {
-    for (const auto& [b, n] : sorted_buckets()) hist.push_back({bucket_low(b), bucket_high(b), n});
+    for (const auto& [b, n] : buckets_.sorted()) hist.push_back({bucket_low(b), bucket_high(b), n});
   }
   j["histogram"] = std::move(hist);
   return j;

@@ -10,11 +10,11 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "sim/count_table.h"
 
 namespace strata {
 
@@ -128,15 +128,9 @@ class Distribution : public Stat {
   std::uint64_t count_ = 0;
   double mean_ = 0, m2_ = 0, min_ = 0, max_ = 0;
   bool exact_ = true;
-  // Hashed while sampling (a sample is one lookup); sorted when read.
-  struct ValueHash {
-    std::size_t operator()(double v) const;
-  };
-  std::unordered_map<double, std::uint64_t, ValueHash> values_;  // exact mode
-  std::unordered_map<std::int64_t, std::uint64_t> buckets_;  // histogram mode
-  // The exact values, or the histogram buckets, in ascending order.
-  std::vector<std::pair<double, std::uint64_t>> sorted_values() const;
-  std::vector<std::pair<std::int64_t, std::uint64_t>> sorted_buckets() const;
+  // Counted in flat hash tables while sampling; sorted when read.
+  CountTable<double> values_;          // exact mode
+  CountTable<std::int64_t> buckets_;  // histogram mode
 };
 
 // An amount accumulated into fixed time windows (bytes per window -> bandwidth over time).

@@ -207,7 +207,11 @@ bool Dram::try_accept(int port, tlm::tlm_generic_payload& gp, std::uint64_t at) 
   const std::uint64_t last = (gp.get_address() + std::max(1u, gp.get_data_length()) - 1) / burst;
   const bool write = gp.is_write();
   std::fill(parts_per_channel_.begin(), parts_per_channel_.end(), 0);
-  for (std::uint64_t b = first; b <= last; ++b) ++parts_per_channel_[mapping_.decode(b * burst).channel];
+  decoded_.clear();
+  for (std::uint64_t b = first; b <= last; ++b) {
+    decoded_.push_back(mapping_.decode(b * burst));
+    ++parts_per_channel_[decoded_.back().channel];
+  }
   for (std::size_t c = 0; c < channels_.size(); ++c) {
     if (parts_per_channel_[c] == 0) continue;
     const std::size_t capacity = write ? controller_config_.write_queue : controller_config_.read_queue;
@@ -231,8 +235,7 @@ bool Dram::try_accept(int port, tlm::tlm_generic_payload& gp, std::uint64_t at) 
     transactions_[tx] = Transaction{&gp, static_cast<std::uint32_t>(last - first + 1), at, port};
   }
   requests_.add();
-  for (std::uint64_t b = first; b <= last; ++b) {
-    const DramAddress a = mapping_.decode(b * burst);
+  for (const DramAddress& a : decoded_) {
     Channel& ch = *channels_[a.channel];
     ch.bytes->add(burst);
     (write ? bytes_written_ : bytes_read_).add(burst);

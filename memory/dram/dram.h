@@ -89,6 +89,7 @@ class Dram : public Component, public MemoryTarget, public AnalyticMemory {
   std::vector<std::uint32_t> free_transactions_;
   std::vector<ChannelController::Completion> done_;  // scratch
   std::vector<std::uint32_t> parts_per_channel_;     // scratch
+  std::vector<DramAddress> decoded_;                 // scratch: a request's bursts
   mutable std::unique_ptr<DramAnalytic> analytic_;
   // Analytic fidelity: bursts and activations of all channels, spread over them at the end.
   std::uint64_t analytic_reads_ = 0, analytic_writes_ = 0;

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <numeric>
+#include <random>
+
 #include "sim/clock.h"
 
 using sc_core::sc_time;
@@ -49,24 +52,37 @@ TEST(Clock, RejectsImpossibleFrequencies) {
   EXPECT_THROW(Clock(2e15), std::invalid_argument);
 }
 
-// A whole-femtosecond period (1.6 GHz: 625,000 fs) takes the 64-bit path; it must agree with
-// the exact 128-bit definition (t_n = round(n * 1e15 / f)) everywhere, past the 64-bit
-// overflow of n * period too.
-TEST(Clock, WholePeriodsAgreeWithTheExactDefinition) {
-  const Clock c(1.6e9);
-  const auto exact_time = [](std::uint64_t n) {
-    const unsigned __int128 fs = (static_cast<unsigned __int128>(n) * 1'000'000'000'000'000ULL + 800'000'000) / 1'600'000'000;
-    return fs;
-  };
-  const std::uint64_t overflow = UINT64_MAX / 625'000;
-  for (std::uint64_t n : std::initializer_list<std::uint64_t>{0, 1, 7, 123456789, overflow - 1, overflow, overflow + 5}) {
-    if (exact_time(n) > UINT64_MAX) continue;
-    EXPECT_EQ(c.time_of(n).value(), static_cast<std::uint64_t>(exact_time(n))) << n;
-    EXPECT_EQ(c.cycle_at(c.time_of(n)), n);
-    EXPECT_EQ(c.cycles_in(c.time_of(n)), n);
-    if (n > 0) {
-      EXPECT_EQ(c.cycle_at(sc_time::from_value(c.time_of(n).value() - 1)), n - 1);
-      EXPECT_EQ(c.cycles_in(sc_time::from_value(c.time_of(n).value() - 1)), n);
+// Periods are kept as reduced fractions (1.6 GHz: 625000 / 1 fs; 1.2 GHz: 2500000 / 3) for
+// 64-bit conversions; they must agree with the exact 128-bit definition, t_n = round(n * 1e15 /
+// f), everywhere, across the limit where the 64-bit path hands over too.
+TEST(Clock, FastConversionsAgreeWithTheExactDefinition) {
+  std::mt19937_64 rng(5);
+  for (double f : {1.6e9, 1.2e9, 3e9, 1.866e9, 933e6, 2.4e9, 1e15, 7.0}) {
+    SCOPED_TRACE(f);
+    const Clock c(f);
+    const auto freq = static_cast<unsigned __int128>(c.frequency_hz());
+    const auto exact = [&](std::uint64_t n) {
+      return (static_cast<unsigned __int128>(n) * 1'000'000'000'000'000ULL + freq / 2) / freq;
+    };
+    std::vector<std::uint64_t> cycles = {0, 1, 2, 3, 7, 1000, 123456789};
+    for (int i = 0; i < 2000; ++i) cycles.push_back(rng() % 100'000'000'000ULL);
+    // Around the limits of the 64-bit paths: n * num past 64 bits (time_of), t * den past 64
+    // bits (cycle_at), with num / den the reduced period.
+    const std::uint64_t num = 1'000'000'000'000'000ULL / std::gcd(1'000'000'000'000'000ULL, c.frequency_hz());
+    const std::uint64_t den = c.frequency_hz() / std::gcd(1'000'000'000'000'000ULL, c.frequency_hz());
+    for (std::uint64_t limit : {UINT64_MAX / num, static_cast<std::uint64_t>(UINT64_MAX / den / (1e15 / f))})
+      for (std::uint64_t d = 0; d < 4; ++d) cycles.push_back(limit + 2 - d);
+    for (std::uint64_t n : cycles) {
+      if (n == UINT64_MAX || exact(n + 1) > UINT64_MAX) continue;
+      ASSERT_EQ(c.time_of(n).value(), static_cast<std::uint64_t>(exact(n))) << n;
+      const sc_time edge = c.time_of(n);
+      ASSERT_EQ(c.cycle_at(edge), n);
+      ASSERT_EQ(c.cycles_in(edge), n);
+      if (edge.value() > 0) {
+        const sc_time before = sc_time::from_value(edge.value() - 1);
+        ASSERT_EQ(c.cycle_at(before), n - 1) << n;
+        ASSERT_EQ(c.cycles_in(before), c.time_of(n - 1) == before ? n - 1 : n) << n;  // 1 fs apart at 1 PHz
+      }
     }
   }
 }
