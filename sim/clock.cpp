@@ -35,10 +35,22 @@ sc_core::sc_time Clock::time_of(std::uint64_t cycle) const {
   // round(n * num / den): the same integer as the exact definition, whose numerator and
   // denominator are these times gcd(1e15, f).
   if (period_den_ == 1) return sc_core::sc_time::from_value(cycle * period_num_);
-  return sc_core::sc_time::from_value((cycle * period_num_ + period_den_ / 2) / period_den_);
+  if (cycle != memo_edge_cycle_) {
+    memo_edge_cycle_ = cycle;
+    memo_edge_fs_ = (cycle * period_num_ + period_den_ / 2) / period_den_;
+  }
+  return sc_core::sc_time::from_value(memo_edge_fs_);
 }
 
 std::uint64_t Clock::cycle_at(const sc_core::sc_time& t) const {
+  if (t.value() != memo_fs_) {
+    memo_fs_ = t.value();
+    memo_cycle_ = compute_cycle_at(t);
+  }
+  return memo_cycle_;
+}
+
+std::uint64_t Clock::compute_cycle_at(const sc_core::sc_time& t) const {
   // Largest n with time_of(n) <= t. Start from the floor estimate and correct for the rounding
   // in time_of, which can move an edge by at most half a femtosecond either way.
   if (t.value() < fast_fs_) {

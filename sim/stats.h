@@ -129,7 +129,7 @@ class Distribution : public Stat {
   double mean_ = 0, m2_ = 0, min_ = 0, max_ = 0;
   bool exact_ = true;
   // Counted in flat hash tables while sampling; sorted when read.
-  CountTable<double> values_;          // exact mode
+  CountTable<double> values_;         // exact mode
   CountTable<std::int64_t> buckets_;  // histogram mode
 };
 

@@ -157,8 +157,12 @@ std::optional<RequestQueue::BankPick> ChannelController::fcfs_pick(const Request
   const RequestQueue::Request& r = q.at(id);
   const Bank& b = banks_[r.bank];
   // Not the bank's FR-FCFS pick, so never valid as one.
-  return RequestQueue::BankPick{
-      false, !b.open ? DramCmd::ACT : b.row != r.a.row ? DramCmd::PRE : r.write ? DramCmd::WR : DramCmd::RD, id};
+  return RequestQueue::BankPick{false,
+                                !b.open            ? DramCmd::ACT
+                                : b.row != r.a.row ? DramCmd::PRE
+                                : r.write          ? DramCmd::WR
+                                                   : DramCmd::RD,
+                                id};
 }
 
 void ChannelController::request_candidates(RequestQueue& q, std::uint64_t now, std::uint64_t& next,
@@ -369,8 +373,7 @@ std::uint64_t ChannelController::schedule(std::uint64_t now, std::vector<Complet
     issued_row = true;
   }
   // Ready but not issued (its bus was taken), or the drain mode flipped: look again next cycle.
-  if ((row && !issued_row) || (col && !issued_col) || drain_mode() != draining_)
-    next = now + 1;
+  if ((row && !issued_row) || (col && !issued_col) || drain_mode() != draining_) next = now + 1;
   if (next <= now) next = now + 1;
   if (next == kIdle && idle()) return kIdle;
   return next;

@@ -137,7 +137,7 @@ class ChannelController {
   std::vector<std::uint64_t> wake_after_;  // by command: cycles until anything may follow it (kIdle: none)
   std::vector<Bank> banks_;
   RequestQueue reads_, writes_;
-  std::vector<int> due_;  // scratch: the banks of a queue due at this step
+  std::vector<int> due_;         // scratch: the banks of a queue due at this step
   std::vector<int> closing_;     // banks with close_pending, in the order they were marked
   std::vector<int> open_banks_;  // per rank
   std::vector<std::uint64_t> active_since_;

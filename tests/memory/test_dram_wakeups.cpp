@@ -48,8 +48,8 @@ std::vector<std::string> run(const testing::DramPreset& p, const std::vector<Arr
   ControllerHarness h(p.spec, p.controller, true);
   std::vector<std::string> trace;
   h.ctrl().observe([&](const DramCommand& c) {
-    trace.push_back(fmt::format("{} {} r{} g{} b{} row{}", c.cycle, static_cast<int>(c.cmd), c.rank, c.bank_group,
-                                c.bank, c.row));
+    trace.push_back(
+        fmt::format("{} {} r{} g{} b{} row{}", c.cycle, static_cast<int>(c.cmd), c.rank, c.bank_group, c.bank, c.row));
   });
   std::vector<ChannelController::Completion> done;
   std::size_t next_in = 0;
@@ -97,10 +97,10 @@ TEST(DramWakeups, SteppingAtWakeUpsIssuesWhatSteppingEveryCycleIssues) {
         for (const char* refresh : {"all_bank", "per_bank"}) {
           if (name == "ddr4-3200" && std::string(refresh) == "per_bank") continue;  // DDR4 has none
           SCOPED_TRACE(name + " " + scheduler + " " + page + " " + refresh);
-          auto p = load_dram_preset(name, {std::string("controller.scheduler=") + scheduler,
-                                           std::string("controller.page_policy=") + page,
-                                           std::string("controller.refresh=") + refresh, "controller.read_queue=16",
-                                           "controller.write_queue=16"});
+          auto p = load_dram_preset(
+              name,
+              {std::string("controller.scheduler=") + scheduler, std::string("controller.page_policy=") + page,
+               std::string("controller.refresh=") + refresh, "controller.read_queue=16", "controller.write_queue=16"});
           const auto in = arrivals(*p, 11, 3000);
           const auto every = run(*p, in, true);
           const auto woken = run(*p, in, false);
