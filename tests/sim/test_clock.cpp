@@ -60,9 +60,10 @@ TEST(Clock, FastConversionsAgreeWithTheExactDefinition) {
   for (double f : {1.6e9, 1.2e9, 3e9, 1.866e9, 933e6, 2.4e9, 1e15, 7.0}) {
     SCOPED_TRACE(f);
     const Clock c(f);
-    const auto freq = static_cast<unsigned __int128>(c.frequency_hz());
+    __extension__ typedef unsigned __int128 u128;
+    const auto freq = static_cast<u128>(c.frequency_hz());
     const auto exact = [&](std::uint64_t n) {
-      return (static_cast<unsigned __int128>(n) * 1'000'000'000'000'000ULL + freq / 2) / freq;
+      return (static_cast<u128>(n) * 1'000'000'000'000'000ULL + freq / 2) / freq;
     };
     std::vector<std::uint64_t> cycles = {0, 1, 2, 3, 7, 1000, 123456789};
     for (int i = 0; i < 2000; ++i) cycles.push_back(rng() % 100'000'000'000ULL);
