@@ -9,8 +9,8 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
+#include <unordered_map>
 
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
@@ -46,7 +46,8 @@ class TlmProtocolChecker : public sc_core::sc_module {
 
   tlm_utils::simple_target_socket<TlmProtocolChecker> target_;
   tlm_utils::simple_initiator_socket<TlmProtocolChecker> initiator_;
-  std::map<const tlm::tlm_generic_payload*, Open> open_;
+  // Looked up by payload, never iterated: hashed (an ordered map was a tenth of a checked run).
+  std::unordered_map<const tlm::tlm_generic_payload*, Open> open_;
   const tlm::tlm_generic_payload* in_request_ = nullptr;   // request phase not yet ended
   const tlm::tlm_generic_payload* in_response_ = nullptr;  // response phase not yet ended
   static inline std::uint64_t total_ = 0;
