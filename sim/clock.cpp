@@ -11,6 +11,9 @@ namespace strata {
 namespace {
 using u128 = unsigned __int128;
 constexpr u128 kFs = kFemtosecondsPerSecond;
+
+// The definition of the clock's edges: t_n = round(n * 1e15 / f) femtoseconds, in 128 bits.
+u128 exact_edge_fs(u128 n, std::uint64_t freq_hz) { return (n * kFs + freq_hz / 2) / freq_hz; }
 }  // namespace
 
 Clock::Clock(double frequency_hz) {
@@ -25,13 +28,9 @@ Clock::Clock(double frequency_hz) {
   fast_fs_ = UINT64_MAX / period_den_;
 }
 
-sc_core::sc_time Clock::exact_time_of(std::uint64_t cycle) const {
-  const u128 fs = (static_cast<u128>(cycle) * kFs + freq_hz_ / 2) / freq_hz_;
-  return sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(fs));
-}
-
 sc_core::sc_time Clock::time_of(std::uint64_t cycle) const {
-  if (cycle >= fast_cycles_) return exact_time_of(cycle);
+  if (cycle >= fast_cycles_)
+    return sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(exact_edge_fs(cycle, freq_hz_)));
   // round(n * num / den): the same integer as the exact definition, whose numerator and
   // denominator are these times gcd(1e15, f).
   if (period_den_ == 1) return sc_core::sc_time::from_value(cycle * period_num_);
@@ -61,10 +60,9 @@ std::uint64_t Clock::compute_cycle_at(const sc_core::sc_time& t) const {
     return n;
   }
   // Near the end of representable time: edges in 128 bits, so that none wraps around.
-  const auto edge = [&](u128 n) { return (n * kFs + freq_hz_ / 2) / freq_hz_; };
   u128 n = static_cast<u128>(t.value()) * freq_hz_ / kFs;
-  while (edge(n + 1) <= t.value()) ++n;
-  while (n > 0 && edge(n) > t.value()) --n;
+  while (exact_edge_fs(n + 1, freq_hz_) <= t.value()) ++n;
+  while (n > 0 && exact_edge_fs(n, freq_hz_) > t.value()) --n;
   return static_cast<std::uint64_t>(n);
 }
 

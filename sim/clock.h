@@ -44,7 +44,6 @@ class Clock {
   std::uint64_t period_num_ = 1, period_den_ = 1;
   std::uint64_t fast_cycles_ = 0;  // time_of(n) is 64-bit below this
   std::uint64_t fast_fs_ = 0;      // cycle_at(t) and cycles_in(t) are 64-bit below this
-  sc_core::sc_time exact_time_of(std::uint64_t cycle) const;
   std::uint64_t compute_cycle_at(const sc_core::sc_time& t) const;
   // The last conversion each way: many events of one timestamp ask for the same cycle (the
   // simulator is single-threaded). cycle_at(0) is 0 and time_of(0) is 0 for every clock.

@@ -121,8 +121,8 @@ RequestQueue::BankPick ChannelController::bank_pick(const RequestQueue& q, int b
   return {true, q.at(id).write ? DramCmd::WR : DramCmd::RD, id};
 }
 
-inline void ChannelController::consider(RequestQueue& q, int bi, std::uint64_t now, std::uint64_t& next,
-                                        std::optional<Candidate>& row, std::optional<Candidate>& col) {
+void ChannelController::consider(RequestQueue& q, int bi, std::uint64_t now, std::uint64_t& next,
+                                 std::optional<Candidate>& row, std::optional<Candidate>& col) {
   const RequestQueue::BankPick& p = q.pick(bi);
   const DramAddress& a = q.at(p.id).a;
   std::uint64_t& at = q.ready_at(bi);

@@ -50,8 +50,6 @@ class RequestQueue {
   Request& at(std::uint32_t id) { return slab_[id]; }
   const Request& at(std::uint32_t id) const { return slab_[id]; }
 
-  // Banks with at least one request, in no particular order.
-  const std::vector<int>& active_banks() const { return active_; }
   // A bank's request ids in arrival order.
   const std::vector<std::uint32_t>& bank(int b) const { return banks_[static_cast<std::size_t>(b)].ids; }
   // Requests of bank `b` that hit its open row.
@@ -100,7 +98,7 @@ class RequestQueue {
   std::vector<std::uint32_t> free_;
   std::vector<Bank> banks_;
   std::vector<std::uint64_t> ready_at_;
-  std::vector<int> active_;
+  std::vector<int> active_;  // banks with at least one request, in no particular order
   std::size_t size_ = 0;
   std::uint64_t next_seq_ = 0;
 };
