@@ -109,9 +109,9 @@ void SimpleMemory::account_analytic(const AnalyticTransfer& t) {
 }
 
 void SimpleMemory::finalize(const sc_core::sc_time& end) {
-  const double t = end.to_seconds();
-  occupancy_.finish(t);
-  bandwidth_series_.finish(t);
+  occupancy_.finish(end.to_seconds());
+  bandwidth_series_.finish(end.to_seconds());
+  const double t = reported_s(end);
   bandwidth_.set(t > 0 ? static_cast<double>(bytes_.count()) / t * 1e-9 : 0);
   utilization_.set(t > 0 ? std::min(1.0, busy_s_ / t) : 0);
 }

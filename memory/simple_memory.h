@@ -32,6 +32,10 @@ class SimpleMemory : public Component, public MemoryTarget, public AnalyticMemor
   std::uint64_t queue_requests(std::uint64_t) const override { return queue_depth_; }
   void account_analytic(const AnalyticTransfer& t) override;
   void finalize(const sc_core::sc_time& end) override;
+  std::vector<double> reuse_totals(const sc_core::sc_time&) const override { return {busy_s_}; }
+  void repeat_totals(const std::vector<double>& since, std::uint64_t times, const sc_core::sc_time&) override {
+    busy_s_ += static_cast<double>(times) * (busy_s_ - since.at(0));
+  }
 
  private:
   DramInterfaceCost dram_row() const;

@@ -60,7 +60,7 @@ MatrixRun MatrixEngine::run(const MatrixWork& w) {
 }
 
 void MatrixEngine::finalize(const sc_core::sc_time& end) {
-  const double peak = base_lanes_ * static_cast<double>(clock().cycles_in(end.to_seconds()));
+  const double peak = base_lanes_ * static_cast<double>(clock().cycles_in(reported_s(end)));
   utilization_.set(peak > 0 ? static_cast<double>(macs_.count()) / peak : 0);
 }
 

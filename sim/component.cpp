@@ -94,6 +94,12 @@ std::unique_ptr<Component> Component::build_child(const std::string& slot, const
 
 void Component::finalize(const sc_core::sc_time&) {}
 
+double Component::reported_s(const sc_core::sc_time& t) const { return ctx_.stats().reported_time()(t.to_seconds()); }
+
+std::vector<double> Component::reuse_totals(const sc_core::sc_time&) const { return {}; }
+
+void Component::repeat_totals(const std::vector<double>&, std::uint64_t, const sc_core::sc_time&) {}
+
 std::pair<double, double> Component::close_accounting(const sc_core::sc_time& end) {
   double total = 0;
   for (const auto& [event, e] : events_) {

@@ -99,10 +99,22 @@ class Component : public sc_core::sc_module {
     return std::unique_ptr<T>(static_cast<T*>(c.release()));
   }
 
-  // Called once after the run, before accounting: set end-of-run statistics here.
+  // Called once after the run, before accounting: set end-of-run statistics here. `end` is the
+  // simulated time of the last event; figures over the run's length (bandwidth, utilisation)
+  // divide by reported_s(end), which counts the spans sim.reuse repeated.
   virtual void finalize(const sc_core::sc_time& end);
-  // Adds static energy, writes the energy/area statistics; returns {energy J, area mm2}.
-  std::pair<double, double> close_accounting(const sc_core::sc_time& end);
+  // Adds static energy over `reported_end` (reported time), writes the energy/area statistics;
+  // returns {energy J, area mm2}.
+  std::pair<double, double> close_accounting(const sc_core::sc_time& reported_end);
+  // Reported time (sim/reported_time.h) of simulated instant `t`, in seconds.
+  double reported_s(const sc_core::sc_time& t) const;
+
+  // sim.reuse (sim/reuse.h): totals the component keeps outside its statistics (time integrals,
+  // such as the cycles a DRAM rank has a bank open) as they stand at `now`; and `times` more of
+  // what they gained since `since`, an earlier reuse_totals(). A component whose end-of-run
+  // figures come from such totals overrides both.
+  virtual std::vector<double> reuse_totals(const sc_core::sc_time& now) const;
+  virtual void repeat_totals(const std::vector<double>& since, std::uint64_t times, const sc_core::sc_time& now);
 
  private:
   const ValidatedNode& cfg_;

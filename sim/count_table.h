@@ -28,6 +28,14 @@ class CountTable {
     }
     s.count += n;
   }
+  std::uint64_t count_of(Key k) const {
+    if (slots_.empty()) return 0;
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = hash(k) & mask;; i = (i + 1) & mask) {
+      if (slots_[i].count == 0) return 0;
+      if (slots_[i].key == k) return slots_[i].count;
+    }
+  }
   // (key, count) pairs in ascending key order.
   std::vector<std::pair<Key, std::uint64_t>> sorted() const {
     std::vector<std::pair<Key, std::uint64_t>> v;

@@ -39,6 +39,14 @@ const KindSpec& sim_section_spec() {
                         "distributions estimated or empty; max_time does not apply. Kinds without a closed form "
                         "(a memory driven by a trace) are an error")
               .def("cycle"));
+    s.add(param::choice("reuse", {"none", "layers"},
+                        "layers: where a cycle-level design runs a workload whose consecutive layers are identical "
+                        "(same operators, shapes, formats and mapping, as in a transformer), it simulates the first "
+                        "two of each run of them and counts the second again for each later one: timing, energy and "
+                        "statistics (summary keys simulated_layers, reused_layers). none: simulate every layer. "
+                        "docs/performance.md gives the error (within 0.5% on the shipped decodes) and when reuse is "
+                        "not exact")
+              .def("layers"));
     s.add(param::boolean("check_protocol",
                          "verify every DRAM command against the standard's timing and state rules, and every "
                          "TLM-2.0 link between components against the base protocol; the run stops at the first "

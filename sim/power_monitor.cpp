@@ -6,12 +6,20 @@
 
 namespace strata {
 
-PowerMonitor::PowerMonitor(const std::vector<Component*>& components, double window_s, StatsRegistry& stats)
+PowerMonitor::PowerMonitor(const std::vector<Component*>& components, double window_s, StatsRegistry& stats,
+                           SpanRepeater* repeater)
     : components_(components),
       window_(window_s, sc_core::SC_SEC),
-      series_(stats.time_series("totals.power_over_time", "W", "total power per window of sim.stats_window", window_s, 1)),
-      peak_(stats.scalar("totals.peak_power", "W", "highest total power over one window of sim.stats_window")) {
+      series_(
+          stats.time_series("totals.power_over_time", "W", "total power per window of sim.stats_window", window_s, 1)),
+      peak_(stats.scalar("totals.peak_power", "W", "highest total power over one window of sim.stats_window")),
+      repeater_(repeater) {
   for (const Component* c : components_) static_w_ += c->static_power_w();
+  if (repeater_) repeater_->listen(this);
+}
+
+PowerMonitor::~PowerMonitor() {
+  if (repeater_) repeater_->forget(this);
 }
 
 double PowerMonitor::dynamic_energy() const {

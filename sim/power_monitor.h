@@ -8,16 +8,25 @@
 
 #include <systemc>
 
+#include "sim/reuse.h"
 #include "sim/stats.h"
 
 namespace strata {
 
 class Component;
 
-class PowerMonitor {
+class PowerMonitor : public SpanRepeater::Listener {
  public:
-  // Call after elaboration, when every component has declared its area and static power.
-  PowerMonitor(const std::vector<Component*>& components, double window_s, StatsRegistry& stats);
+  // Call after elaboration, when every component has declared its area and static power. With
+  // a repeater, the energy sim.reuse adds at a repeat goes to the repeated span, not to the
+  // window being sampled.
+  PowerMonitor(const std::vector<Component*>& components, double window_s, StatsRegistry& stats,
+               SpanRepeater* repeater = nullptr);
+  ~PowerMonitor() override;
+  PowerMonitor(const PowerMonitor&) = delete;
+  PowerMonitor& operator=(const PowerMonitor&) = delete;
+  void before_repeat() override { energy_before_repeat_ = dynamic_energy(); }
+  void after_repeat() override { last_j_ += dynamic_energy() - energy_before_repeat_; }
 
   // The end of the window being accumulated.
   sc_core::sc_time next_boundary() const { return last_t_ + window_; }
@@ -42,10 +51,12 @@ class PowerMonitor {
   double static_w_ = 0;
   sc_core::sc_time last_t_ = sc_core::SC_ZERO_TIME;
   double last_j_ = 0;
+  double energy_before_repeat_ = 0;
   double peak_w_ = 0;
   bool any_full_window_ = false;
   TimeSeries& series_;
   Scalar& peak_;
+  SpanRepeater* repeater_;
 };
 
 }  // namespace strata

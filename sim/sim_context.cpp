@@ -8,7 +8,9 @@
 namespace strata {
 
 SimContext::SimContext(const Registry& registry, std::uint64_t seed, double stats_window_s)
-    : registry_(registry), seed_(seed), stats_window_s_(stats_window_s) {}
+    : registry_(registry), seed_(seed), stats_window_s_(stats_window_s) {
+  timeline_.set_reported_time(&stats_.reported_time());
+}
 
 std::mt19937_64 SimContext::rng(const std::string& stream) const {
   return std::mt19937_64(XXH3_64bits_withSeed(stream.data(), stream.size(), seed_));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/input_error.h"
+#include "sim/reuse.h"
 #include "sim/stats.h"
 #include "sim/timeline.h"
 
@@ -47,6 +48,13 @@ class SimContext {
   // standby) derive them from the end time instead.
   bool analytic() const { return analytic_; }
   void set_analytic(bool on) { analytic_ = on; }
+  // sim.reuse: layers. A cycle-level model simulates each run of identical layers' first two
+  // and repeats the second for the rest (sim/reuse.h), through repeater().
+  bool reuse_layers() const { return reuse_layers_; }
+  void set_reuse_layers(bool on) { reuse_layers_ = on; }
+  SpanRepeater& repeater() { return repeater_; }
+  // Simulated to reported time (sim/reported_time.h).
+  const ReportedTime& reported_time() const { return stats_.reported_time(); }
 
   // An independent, reproducible random stream per name: the same seed and name give the same
   // sequence whatever else the design creates. Use Boost.Random distributions with it (the
@@ -82,9 +90,11 @@ class SimContext {
   double stats_window_s_;
   bool check_protocol_ = false;
   bool analytic_ = false;
+  bool reuse_layers_ = false;
   StatsRegistry stats_;
   Timeline timeline_;
   std::vector<Component*> components_;
+  SpanRepeater repeater_{stats_, components_};
   std::vector<std::shared_ptr<void>> kept_;
   std::map<std::string, std::shared_ptr<const TechTable>> tech_;
   std::vector<SummaryField> summary_;

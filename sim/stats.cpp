@@ -15,6 +15,10 @@ double Stat::field(const std::string& name) const {
 }
 
 nlohmann::json Counter::fields() const { return {{"value", count_}}; }
+
+void Counter::repeat(const Stat& before, std::uint64_t times, double, double) {
+  count_ += times * (count_ - static_cast<const Counter&>(before).count_);
+}
 nlohmann::json Scalar::fields() const { return {{"value", value_}}; }
 
 void Average::sample(double v) {
@@ -34,6 +38,12 @@ void Average::sample(double v, std::uint64_t n) {
   count_ += n;
 }
 
+void Average::repeat(const Stat& before, std::uint64_t times, double, double) {
+  const auto& b = static_cast<const Average&>(before);
+  sum_ += static_cast<double>(times) * (sum_ - b.sum_);
+  count_ += times * (count_ - b.count_);
+}
+
 double Average::field(const std::string& name) const {
   if (name == "mean") return value();
   if (name == "count") return static_cast<double>(count_);
@@ -46,18 +56,35 @@ nlohmann::json Average::fields() const {
   return {{"value", value()}, {"count", count_}, {"min", min_}, {"max", max_}};
 }
 
-void TimeAverage::set(double t, double level) {
+void TimeAverage::close_at(double t) {
   if (t > last_t_) {
     integral_ += level_ * (t - last_t_);
     last_t_ = t;
   }
+}
+
+void TimeAverage::set(double t, double level) {
+  close_at(reported(t));
   level_ = level;
   max_ = std::max(max_, level);
 }
 
 void TimeAverage::finish(double t_end) {
-  set(t_end, level_);
-  end_ = t_end;
+  close_at(reported(t_end));
+  end_ = reported(t_end);
+}
+
+std::unique_ptr<Stat> TimeAverage::snapshot(double now_s) const {
+  auto copy = std::make_unique<TimeAverage>(*this);
+  copy->close_at(now_s);
+  return copy;
+}
+
+void TimeAverage::repeat(const Stat& before, std::uint64_t times, double now_s, double span_s) {
+  close_at(now_s);
+  integral_ += static_cast<double>(times) * (integral_ - static_cast<const TimeAverage&>(before).integral_);
+  // The level holds from the end of the repeats on.
+  last_t_ = now_s + span_s;
 }
 
 double TimeAverage::value() const { return end_ > 0 ? integral_ / end_ : level_; }
@@ -97,50 +124,86 @@ double Distribution::bucket_high(std::int64_t b) {
   return bucket_low(b + 1);
 }
 
-void Distribution::sample(double v) {
-  ++count_;
-  if (count_ == 1) min_ = max_ = v;
-  min_ = std::min(min_, v);
-  max_ = std::max(max_, v);
-  // Welford's update: stable for long runs.
-  const double delta = v - mean_;
-  mean_ += delta / static_cast<double>(count_);
-  m2_ += delta * (v - mean_);
-  if (exact_) {
-    values_.add(v, 1);
-    if (values_.size() > kExactLimit) {
-      values_.for_each([&](double value, std::uint64_t n) { buckets_.add(bucket_of(value), n); });
-      values_.clear();
-      exact_ = false;
-    }
-  } else {
-    buckets_.add(bucket_of(v), 1);
-  }
+Distribution::Moments Distribution::moments() const {
+  if (!exact_) return {count_ ? mean_ : 0, m2_};
+  Moments m;
+  if (count_ == 0) return m;
+  const auto values = values_.sorted();
+  double sum = 0;
+  for (const auto& [v, n] : values) sum += v * static_cast<double>(n);
+  m.mean = sum / static_cast<double>(count_);
+  for (const auto& [v, n] : values) m.m2 += (v - m.mean) * (v - m.mean) * static_cast<double>(n);
+  return m;
 }
+
+void Distribution::fold_to_histogram() {
+  const Moments m = moments();
+  mean_ = m.mean;
+  m2_ = m.m2;
+  values_.for_each([&](double value, std::uint64_t n) { buckets_.add(bucket_of(value), n); });
+  values_.clear();
+  exact_ = false;
+}
+
+void Distribution::sample(double v) { sample(v, 1); }
 
 void Distribution::sample(double v, std::uint64_t n) {
   if (n == 0) return;
   if (count_ == 0) min_ = max_ = v;
   min_ = std::min(min_, v);
   max_ = std::max(max_, v);
+  if (exact_) {
+    count_ += n;
+    values_.add(v, n);
+    if (values_.size() > kExactLimit) fold_to_histogram();
+    return;
+  }
   // Chan et al.'s merge of two groups' mean and squared deviations (the new group's are 0).
   const double total = static_cast<double>(count_ + n), delta = v - mean_;
   mean_ += delta * static_cast<double>(n) / total;
   m2_ += delta * delta * static_cast<double>(count_) * static_cast<double>(n) / total;
   count_ += n;
-  if (exact_) {
-    values_.add(v, n);
-    if (values_.size() > kExactLimit) {
-      values_.for_each([&](double value, std::uint64_t k) { buckets_.add(bucket_of(value), k); });
-      values_.clear();
-      exact_ = false;
-    }
-  } else {
-    buckets_.add(bucket_of(v), n);
-  }
+  buckets_.add(bucket_of(v), n);
 }
 
-double Distribution::stddev() const { return count_ > 1 ? std::sqrt(m2_ / static_cast<double>(count_)) : 0; }
+void Distribution::repeat(const Stat& before, std::uint64_t times, double, double) {
+  const auto& b = static_cast<const Distribution&>(before);
+  const std::uint64_t n = count_ - b.count_;
+  if (n == 0 || times == 0) return;
+  // The span's samples by value (or bucket): what is here now less what was there before. They
+  // are all here already, so the table keeps its mode and size.
+  if (exact_) {
+    std::vector<std::pair<double, std::uint64_t>> added;
+    values_.for_each([&](double v, std::uint64_t k) {
+      const std::uint64_t was = b.values_.count_of(v);
+      if (k > was) added.emplace_back(v, (k - was) * times);
+    });
+    for (const auto& [v, k] : added) values_.add(v, k);
+    count_ += n * times;
+    return;
+  }
+  // The span's own mean and squared deviations, from Chan et al.'s merge run backwards; `times`
+  // copies of it have the same mean and `times` times its squared deviations.
+  const Moments was = b.moments();
+  const double nb = static_cast<double>(b.count_), nd = static_cast<double>(n), na = static_cast<double>(count_);
+  const double mean_d = (na * mean_ - nb * was.mean) / nd;
+  const double m2_d = std::max(0.0, m2_ - was.m2 - (mean_d - was.mean) * (mean_d - was.mean) * nb * nd / na);
+  const double nr = nd * static_cast<double>(times), total = na + nr, delta = mean_d - mean_;
+  mean_ += delta * nr / total;
+  m2_ += m2_d * static_cast<double>(times) + delta * delta * na * nr / total;
+  count_ += n * times;
+  CountTable<std::int64_t> folded;
+  if (b.exact_) b.values_.for_each([&](double v, std::uint64_t k) { folded.add(bucket_of(v), k); });
+  const CountTable<std::int64_t>& was_buckets = b.exact_ ? folded : b.buckets_;
+  std::vector<std::pair<std::int64_t, std::uint64_t>> added;
+  buckets_.for_each([&](std::int64_t bucket, std::uint64_t k) {
+    const std::uint64_t w = was_buckets.count_of(bucket);
+    if (k > w) added.emplace_back(bucket, (k - w) * times);
+  });
+  for (const auto& [bucket, k] : added) buckets_.add(bucket, k);
+}
+
+double Distribution::stddev() const { return count_ > 1 ? std::sqrt(moments().m2 / static_cast<double>(count_)) : 0; }
 
 double Distribution::percentile(double p) const {
   if (count_ == 0) return 0;
@@ -193,12 +256,32 @@ nlohmann::json Distribution::fields() const {
 
 // ---------------------------------------------------------------------------------------------
 
-TimeSeries::TimeSeries(std::string unit, std::string description, double window_s, double rate_scale)
-    : Stat(std::move(unit), std::move(description)), window_(window_s), rate_scale_(rate_scale) {
+TimeSeries::TimeSeries(std::string unit, std::string description, double window_s, double rate_scale,
+                       const ReportedTime* time)
+    : Stat(std::move(unit), std::move(description)), time_(time), window_(window_s), rate_scale_(rate_scale) {
   if (!(window_s > 0)) throw std::logic_error("time series window must be positive");
 }
 
-void TimeSeries::add(double t, double amount) {
+void TimeSeries::add(double t, double amount) { add_reported(reported(t), amount); }
+
+void TimeSeries::add_spread(double t0, double t1, double amount) {
+  spread_reported(reported(t0), reported(t1), amount);
+}
+
+void TimeSeries::finish(double t_end_s) { end_ = reported(t_end_s); }
+
+void TimeSeries::repeat(const Stat& before, std::uint64_t times, double now_s, double span_s) {
+  spread_reported(now_s, now_s + span_s,
+                  static_cast<double>(times) * (total() - static_cast<const TimeSeries&>(before).total()));
+}
+
+double TimeSeries::total() const {
+  double sum = 0;
+  for (double s : sums_) sum += s;
+  return sum;
+}
+
+void TimeSeries::add_reported(double t, double amount) {
   auto index = static_cast<size_t>(std::max(0.0, t) / window_);
   while (index >= kMaxWindows) {
     std::vector<double> merged((sums_.size() + 1) / 2, 0.0);
@@ -211,14 +294,14 @@ void TimeSeries::add(double t, double amount) {
   sums_[index] += amount;
 }
 
-void TimeSeries::add_spread(double t0, double t1, double amount) {
+void TimeSeries::spread_reported(double t0, double t1, double amount) {
   t0 = std::max(0.0, t0);
   if (!(t1 > t0)) {
-    add(t0, amount);
+    add_reported(t0, amount);
     return;
   }
   // Grow (and merge) the windows to cover the interval first, so at most kMaxWindows are touched.
-  add(std::nextafter(t1, t0), 0.0);
+  add_reported(std::nextafter(t1, t0), 0.0);
   for (auto i = static_cast<size_t>(t0 / window_); static_cast<double>(i) * window_ < t1; ++i) {
     const double lo = std::max(t0, static_cast<double>(i) * window_);
     const double hi = std::min(t1, static_cast<double>(i + 1) * window_);
@@ -247,10 +330,8 @@ std::vector<double> TimeSeries::values() const {
 }
 
 double TimeSeries::value() const {
-  double total = 0;
-  for (double s : sums_) total += s;
-  if (rate_scale_ == 0) return total;
-  return end_ > 0 ? total / end_ * rate_scale_ : 0;
+  if (rate_scale_ == 0) return total();
+  return end_ > 0 ? total() / end_ * rate_scale_ : 0;
 }
 
 nlohmann::json TimeSeries::fields() const { return {{"value", value()}, {"window_s", window_}, {"values", values()}}; }
@@ -276,13 +357,13 @@ Counter& StatsRegistry::counter(const std::string& n, std::string u, std::string
 Scalar& StatsRegistry::scalar(const std::string& n, std::string u, std::string d) { return add<Scalar>(n, std::move(u), std::move(d)); }
 Average& StatsRegistry::average(const std::string& n, std::string u, std::string d) { return add<Average>(n, std::move(u), std::move(d)); }
 TimeAverage& StatsRegistry::time_average(const std::string& n, std::string u, std::string d) {
-  return add<TimeAverage>(n, std::move(u), std::move(d));
+  return add<TimeAverage>(n, std::move(u), std::move(d), &time_);
 }
 Distribution& StatsRegistry::distribution(const std::string& n, std::string u, std::string d) {
   return add<Distribution>(n, std::move(u), std::move(d));
 }
 TimeSeries& StatsRegistry::time_series(const std::string& n, std::string u, std::string d, double window_s, double rate_scale) {
-  return add<TimeSeries>(n, std::move(u), std::move(d), window_s, rate_scale);
+  return add<TimeSeries>(n, std::move(u), std::move(d), window_s, rate_scale, &time_);
 }
 
 const Stat* StatsRegistry::find(const std::string& name) const {

@@ -4,6 +4,9 @@
 //
 // Every figure Strata reports (summary.json, plots) is read from here, never recomputed beside
 // it. All containers are ordered so the dump is byte-identical for identical runs.
+//
+// Times given to statistics are simulated times (sc_time_stamp() in seconds); the registry
+// reports them in reported time (sim/reported_time.h), which differs only under sim.reuse.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/count_table.h"
+#include "sim/reported_time.h"
 
 namespace strata {
 
@@ -29,6 +33,14 @@ class Stat {
   virtual double field(const std::string& name) const;
   // Type-specific fields, merged with type/unit/description by StatsRegistry.
   virtual nlohmann::json fields() const = 0;
+  // sim.reuse (sim/reuse.h): a copy as the statistic stands at reported time `now_s` (time
+  // integrals closed there), to measure what a span of the run adds.
+  virtual std::unique_ptr<Stat> snapshot(double now_s) const = 0;
+  // Adds `times` more of what the statistic gained since `before` (its snapshot at the start of
+  // the measured span, which ends now, at reported time `now_s`): `times` repeats of the span
+  // filling the `span_s` seconds after `now_s`. Extremes (min, max) stay: every repeat is a copy
+  // of a span they saw.
+  virtual void repeat(const Stat& before, std::uint64_t times, double now_s, double span_s) = 0;
   const std::string& unit() const { return unit_; }
   const std::string& description() const { return description_; }
 
@@ -45,6 +57,8 @@ class Counter : public Stat {
   const char* type() const override { return "counter"; }
   double value() const override { return static_cast<double>(count_); }
   nlohmann::json fields() const override;
+  std::unique_ptr<Stat> snapshot(double) const override { return std::make_unique<Counter>(*this); }
+  void repeat(const Stat& before, std::uint64_t times, double now_s, double span_s) override;
 
  private:
   std::uint64_t count_ = 0;
@@ -58,6 +72,9 @@ class Scalar : public Stat {
   const char* type() const override { return "scalar"; }
   double value() const override { return value_; }
   nlohmann::json fields() const override;
+  // Set once from other statistics: nothing to repeat.
+  std::unique_ptr<Stat> snapshot(double) const override { return std::make_unique<Scalar>(*this); }
+  void repeat(const Stat&, std::uint64_t, double, double) override {}
 
  private:
   double value_ = 0;
@@ -75,6 +92,8 @@ class Average : public Stat {
   double value() const override { return count_ ? sum_ / static_cast<double>(count_) : 0; }
   double field(const std::string& name) const override;
   nlohmann::json fields() const override;
+  std::unique_ptr<Stat> snapshot(double) const override { return std::make_unique<Average>(*this); }
+  void repeat(const Stat& before, std::uint64_t times, double now_s, double span_s) override;
 
  private:
   std::uint64_t count_ = 0;
@@ -85,22 +104,31 @@ class Average : public Stat {
 // change; finish(t_end) closes the last interval.
 class TimeAverage : public Stat {
  public:
-  using Stat::Stat;
+  // `time` maps the simulated times given to set() and finish() to reported time (none: the same).
+  TimeAverage(std::string unit, std::string description, const ReportedTime* time = nullptr)
+      : Stat(std::move(unit), std::move(description)), time_(time) {}
   void set(double t_s, double level);
   void finish(double t_end_s);
   const char* type() const override { return "time_average"; }
   double value() const override;
   double field(const std::string& name) const override;
   nlohmann::json fields() const override;
+  std::unique_ptr<Stat> snapshot(double now_s) const override;
+  void repeat(const Stat& before, std::uint64_t times, double now_s, double span_s) override;
 
  private:
+  double reported(double t_s) const { return time_ ? (*time_)(t_s) : t_s; }
+  void close_at(double t);  // reported time
+  const ReportedTime* time_;
   double last_t_ = 0, level_ = 0, integral_ = 0, max_ = 0, end_ = 0;
 };
 
 // Samples with exact mean/stddev/min/max and percentiles. Values are kept exactly (value ->
 // count) while there are at most kExactLimit distinct values, which covers latencies quantised
 // to clock cycles; beyond that they fold into a log-linear histogram with 128 buckets per
-// octave (relative error below 0.4%), so memory stays bounded for any run length.
+// octave (relative error below 0.4%), so memory stays bounded for any run length. While exact,
+// the mean and deviation are computed from the table when read, in value order, so they do not
+// depend on the order the samples came in; afterwards Welford's running update carries them.
 class Distribution : public Stat {
  public:
   static constexpr size_t kExactLimit = 4096;
@@ -109,7 +137,7 @@ class Distribution : public Stat {
   // `n` samples of `v` at once (an analytic figure that holds for every request of a run).
   void sample(double v, std::uint64_t n);
   std::uint64_t count() const { return count_; }
-  double mean() const { return count_ ? mean_ : 0; }
+  double mean() const { return moments().mean; }
   double stddev() const;
   double min() const { return min_; }
   double max() const { return max_; }
@@ -120,11 +148,18 @@ class Distribution : public Stat {
   double value() const override { return mean(); }
   double field(const std::string& name) const override;
   nlohmann::json fields() const override;
+  std::unique_ptr<Stat> snapshot(double) const override { return std::make_unique<Distribution>(*this); }
+  void repeat(const Stat& before, std::uint64_t times, double now_s, double span_s) override;
 
  private:
   static std::int64_t bucket_of(double v);
   static double bucket_low(std::int64_t b);
   static double bucket_high(std::int64_t b);
+  struct Moments {
+    double mean = 0, m2 = 0;  // m2: sum of squared deviations from the mean
+  };
+  Moments moments() const;
+  void fold_to_histogram();
   std::uint64_t count_ = 0;
   double mean_ = 0, m2_ = 0, min_ = 0, max_ = 0;
   bool exact_ = true;
@@ -140,20 +175,31 @@ class TimeSeries : public Stat {
  public:
   static constexpr size_t kMaxWindows = 1024;
   // rate_scale: each window is reported as amount / window_seconds * rate_scale (e.g. 1e-9 for
-  // bytes -> GB/s); 0 reports the plain amount per window.
-  TimeSeries(std::string unit, std::string description, double window_s, double rate_scale);
+  // bytes -> GB/s); 0 reports the plain amount per window. `time` maps the simulated times given
+  // to add(), add_spread() and finish() to reported time (none: the same).
+  TimeSeries(std::string unit, std::string description, double window_s, double rate_scale,
+             const ReportedTime* time = nullptr);
   void add(double t_s, double amount);
   // `amount` spread evenly over [t0_s, t1_s) (a figure known only as a total over an interval,
   // as the analytic fidelity knows it).
   void add_spread(double t0_s, double t1_s, double amount);
-  void finish(double t_end_s) { end_ = t_end_s; }
+  void finish(double t_end_s);
   double window_s() const { return window_; }
   std::vector<double> values() const;
   const char* type() const override { return "time_series"; }
   double value() const override;
   nlohmann::json fields() const override;
+  std::unique_ptr<Stat> snapshot(double) const override { return std::make_unique<TimeSeries>(*this); }
+  // The repeats' amount spreads evenly over their span: windows there hold the measured span's
+  // average, not its shape.
+  void repeat(const Stat& before, std::uint64_t times, double now_s, double span_s) override;
 
  private:
+  double reported(double t_s) const { return time_ ? (*time_)(t_s) : t_s; }
+  void add_reported(double t, double amount);
+  void spread_reported(double t0, double t1, double amount);
+  double total() const;
+  const ReportedTime* time_;
   double window_, rate_scale_, end_ = 0;
   std::vector<double> sums_;
 };
@@ -173,6 +219,9 @@ class StatsRegistry {
   const Stat* find(const std::string& name) const;
   const Stat& at(const std::string& name) const;
   const std::map<std::string, std::unique_ptr<Stat>>& all() const { return stats_; }
+  // Simulated to reported time, for every time-based statistic registered here.
+  ReportedTime& reported_time() { return time_; }
+  const ReportedTime& reported_time() const { return time_; }
   // Nested by name components: {"hardware": {"requests": {"type": "counter", ...}}}.
   nlohmann::json to_json() const;
 
@@ -180,6 +229,7 @@ class StatsRegistry {
   template <class T, class... Args>
   T& add(const std::string& name, Args&&... args);
   std::map<std::string, std::unique_ptr<Stat>> stats_;
+  ReportedTime time_;
 };
 
 }  // namespace strata

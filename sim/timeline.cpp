@@ -64,17 +64,23 @@ bool Timeline::admit() {
 
 void Timeline::async_begin(int track, const char* name, std::uint64_t id, const sc_core::sc_time& t) {
   if (!file_ || !admit()) return;
-  fmt::print(file_, ",\n{{\"ph\":\"b\",\"cat\":\"{}\",\"pid\":1,\"tid\":{},\"name\":\"{}\",\"id\":{},\"ts\":{:.6f}}}", name,
-             track, name, id, to_us(t));
+  fmt::print(file_, ",\n{{\"ph\":\"b\",\"cat\":\"{}\",\"pid\":1,\"tid\":{},\"name\":\"{}\",\"id\":{},\"ts\":{:.6f}}}",
+             name, track, name, id, to_us(reported(t)));
 }
 
 void Timeline::async_end(int track, const char* name, std::uint64_t id, const sc_core::sc_time& t) {
   if (!file_ || !admit()) return;
-  fmt::print(file_, ",\n{{\"ph\":\"e\",\"cat\":\"{}\",\"pid\":1,\"tid\":{},\"name\":\"{}\",\"id\":{},\"ts\":{:.6f}}}", name,
-             track, name, id, to_us(t));
+  fmt::print(file_, ",\n{{\"ph\":\"e\",\"cat\":\"{}\",\"pid\":1,\"tid\":{},\"name\":\"{}\",\"id\":{},\"ts\":{:.6f}}}",
+             name, track, name, id, to_us(reported(t)));
 }
 
 void Timeline::span(int track, const std::string& name, const sc_core::sc_time& begin, const sc_core::sc_time& end) {
+  if (!file_) return;
+  reported_span(track, name, reported(begin), reported(end));
+}
+
+void Timeline::reported_span(int track, const std::string& name, const sc_core::sc_time& begin,
+                             const sc_core::sc_time& end) {
   if (!file_ || !admit()) return;
   fmt::print(file_, ",\n{{\"ph\":\"X\",\"pid\":1,\"tid\":{},\"name\":\"{}\",\"ts\":{:.6f},\"dur\":{:.6f}}}", track, name,
              to_us(begin), to_us(end) - to_us(begin));
@@ -83,7 +89,7 @@ void Timeline::span(int track, const std::string& name, const sc_core::sc_time& 
 void Timeline::instant(int track, const std::string& name, const sc_core::sc_time& t) {
   if (!file_ || !admit()) return;
   fmt::print(file_, ",\n{{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":{},\"name\":\"{}\",\"ts\":{:.6f}}}", track, name,
-             to_us(t));
+             to_us(reported(t)));
 }
 
 }  // namespace strata

@@ -10,6 +10,8 @@
 
 #include <systemc>
 
+#include "sim/reported_time.h"
+
 namespace strata {
 
 class Timeline {
@@ -36,15 +38,21 @@ class Timeline {
   void async_end(int track, const char* name, std::uint64_t id, const sc_core::sc_time& t);
   // A span that does not overlap others on its track (a tile on a compute unit).
   void span(int track, const std::string& name, const sc_core::sc_time& begin, const sc_core::sc_time& end);
+  // The same with times already in reported time (an operator that sim.reuse repeated).
+  void reported_span(int track, const std::string& name, const sc_core::sc_time& begin, const sc_core::sc_time& end);
+  // Events are given in simulated time and written in reported time (sim/reported_time.h).
+  void set_reported_time(const ReportedTime* time) { time_ = time; }
   // A point event (a DRAM command) on `track`.
   void instant(int track, const std::string& name, const sc_core::sc_time& t);
 
  private:
+  sc_core::sc_time reported(const sc_core::sc_time& t) const { return time_ ? (*time_)(t) : t; }
   bool admit();
   void emit_track(int id, const std::string& name);
   std::FILE* file_ = nullptr;
   std::uint64_t max_events_ = 0, events_ = 0, dropped_ = 0;
   std::map<std::string, int> tracks_;
+  const ReportedTime* time_ = nullptr;
 };
 
 }  // namespace strata

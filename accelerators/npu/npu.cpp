@@ -35,10 +35,17 @@ Npu::Npu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
       flops_(scalar("flops", "FLOP", "floating-point operations of the graph (OpGraph conventions)")),
       candidates_(scalar("mapper.candidates", "tilings", "tilings the mapper's search evaluated")),
       tiles_(scalar("mapper.tiles", "tiles", "tiles the mapper produced")),
-      peak_flops_(scalar("peak_flops", "FLOP/s",
-                         "2 x MACs per second of every core's matrix engine at full utilisation, in the number format "
-                         "most of the mapped graph's MACs run in (the roofline's compute ceiling; 0 without matrix work)")),
-      peak_bandwidth_(scalar("peak_bandwidth", "B/s", "the memory's peak data bandwidth (the roofline's slope)")) {
+      peak_flops_(
+          scalar("peak_flops", "FLOP/s",
+                 "2 x MACs per second of every core's matrix engine at full utilisation, in the number format "
+                 "most of the mapped graph's MACs run in (the roofline's compute ceiling; 0 without matrix work)")),
+      peak_bandwidth_(scalar("peak_bandwidth", "B/s", "the memory's peak data bandwidth (the roofline's slope)")),
+      simulated_layers_(
+          counter("reuse.simulated_layers", "layers",
+                  "layers of the workload simulated (all of them, unless sim.reuse: layers found identical ones)")),
+      reused_layers_(
+          counter("reuse.reused_layers", "layers",
+                  "layers not simulated: sim.reuse: layers counted an identical simulated layer again for each")) {
   const int cores = static_cast<int>(params().integer("cores"));
   const int buffers = static_cast<int>(params().integer("buffers"));
   for (int i = 0; i < cores; ++i)
@@ -56,6 +63,8 @@ Npu::Npu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
   ctx.report("latency_s", stat_name("latency"));
   ctx.report("flops", stat_name("flops"));
   ctx.report("mapper_candidates", stat_name("mapper.candidates"));
+  ctx.report("simulated_layers", stat_name("reuse.simulated_layers"));
+  ctx.report("reused_layers", stat_name("reuse.reused_layers"));
 }
 
 Npu::~Npu() = default;
@@ -86,6 +95,7 @@ void Npu::load_graph(std::shared_ptr<const OpGraph> graph) {
   }
   ops_.assign(program_->ops.size(), OpState{});
   for (OpState& s : ops_) s.cores_left = static_cast<int>(cores_.size());
+  plan_reuse();
   for (auto& c : cores_) c->run_program(program_.get());
   double flops = 0, candidates = 0;
   for (const LoweredOp& op : program_->ops) {
@@ -97,6 +107,25 @@ void Npu::load_graph(std::shared_ptr<const OpGraph> graph) {
   candidates_.set(candidates);
   tiles_.set(static_cast<double>(program_->tiles()));
   set_peak_flops();
+}
+
+void Npu::plan_reuse() {
+  // A device in a package shares its time with the others: its layers are always simulated.
+  run_of_op_.assign(program_->ops.size(), -1);
+  reuse_ = plan_layer_reuse(*graph_, *program_, context().reuse_layers() && !host_);
+  for (std::size_t r = 0; r < reuse_.runs.size(); ++r) {
+    const LayerRun& run = reuse_.runs[r];
+    RunState s;
+    s.first_left = run.first.size();
+    s.second_left = run.second.size();
+    runs_.push_back(std::move(s));
+    for (std::size_t op : run.first) run_of_op_[op] = static_cast<int>(r);
+    for (std::size_t op : run.second) run_of_op_[op] = static_cast<int>(r);
+    for (const auto& layer : run.repeats)
+      for (std::size_t op : layer) program_->ops[op].reused = true;
+  }
+  simulated_layers_.add(reuse_.layers - reuse_.reused());
+  reused_layers_.add(reuse_.reused());
 }
 
 void Npu::set_peak_flops() {
@@ -208,10 +237,43 @@ void Npu::core_finished(int op) {
 void Npu::mark_done(std::size_t op, const sc_core::sc_time& end) {
   OpState& s = ops_[op];
   s.done = true;
-  s.end = end;
+  s.end = context().reported_time()(end);
   ++done_ops_;
-  context().timeline().span(op_track_, program_->ops[op].name, start_of(op), s.end);
+  context().timeline().reported_span(op_track_, program_->ops[op].name, start_of(op), s.end);
+  if (run_of_op_[op] >= 0) layer_op_done(op);
   op_done_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Npu::layer_op_done(std::size_t op) {
+  const LayerRun& run = reuse_.runs[static_cast<std::size_t>(run_of_op_[op])];
+  RunState& s = runs_[static_cast<std::size_t>(run_of_op_[op])];
+  const bool in_first = std::find(run.first.begin(), run.first.end(), op) != run.first.end();
+  if (in_first) {
+    // The first layer is done: the second, the measured one, runs from here.
+    if (--s.first_left == 0) {
+      s.mark = std::make_unique<SpanRepeater::Mark>(context().repeater().mark());
+      s.first_end = sc_core::sc_time_stamp();
+    }
+    return;
+  }
+  if (--s.second_left > 0) return;
+  // A layer waits for the one before it, so the first is done by now.
+  if (!s.mark) throw std::logic_error(fmt::format("{}: a layer finished before the one it follows", name()));
+  const sc_core::sc_time layer_time = sc_core::sc_time_stamp() - s.first_end;
+  context().repeater().repeat(*s.mark, run.repeats.size());
+  s.mark.reset();
+  // Each repeat ends one measured layer after the one before it; its operators end where the
+  // measured layer's did, relative to the layer's end.
+  for (std::size_t j = 0; j < run.repeats.size(); ++j)
+    for (std::size_t i = 0; i < run.second.size(); ++i) {
+      const std::size_t copy = run.repeats[j][i];
+      OpState& c = ops_[copy];
+      c.cores_left = 0;
+      c.done = true;
+      c.end = ops_[run.second[i]].end + layer_time * static_cast<double>(j + 1);
+      ++done_ops_;
+      context().timeline().reported_span(op_track_, program_->ops[copy].name, start_of(copy), c.end);
+    }
 }
 
 void Npu::finalize(const sc_core::sc_time&) {
@@ -232,6 +294,8 @@ void Npu::finalize(const sc_core::sc_time&) {
         .set(t > 0 ? static_cast<double>(op.dram_bytes) / peak / t : 0);
     scalar(base + "flops", "FLOP", "floating-point operations").set(op.flops);
     scalar(base + "memory_bound", "bool", "the plan's memory time exceeds its compute time").set(op.memory_bound ? 1 : 0);
+    scalar(base + "reused", "bool", "not simulated: sim.reuse counted the same operator of an identical layer again")
+        .set(op.reused ? 1 : 0);
   }
   latency_.set(last.to_seconds());
 }

@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "accelerators/npu/layer_reuse.h"
 #include "accelerators/npu/npu_analytic.h"
 #include "accelerators/npu/npu_core.h"
 #include "accelerators/package/package_device.h"
@@ -64,13 +65,25 @@ class Npu : public Component, public PackageDevice, public NpuSchedule, public A
  private:
   sc_core::sc_time start_of(size_t op) const;
   void set_peak_flops();
+  void plan_reuse();
   void mark_done(std::size_t op, const sc_core::sc_time& end);
+  void layer_op_done(std::size_t op);
   std::size_t lowered_index(OpId op) const;
   struct OpState {
     int cores_left = 0;
     bool done = false;
-    sc_core::sc_time end;
+    sc_core::sc_time end;  // reported time (sim/reported_time.h)
   };
+  // sim.reuse: layers. Per run of identical layers, the operators left in its two simulated
+  // layers and the mark taken when the first finished.
+  struct RunState {
+    std::size_t first_left = 0, second_left = 0;
+    std::unique_ptr<SpanRepeater::Mark> mark;
+    sc_core::sc_time first_end;  // simulated time
+  };
+  LayerReusePlan reuse_;
+  std::vector<RunState> runs_;
+  std::vector<int> run_of_op_;  // the run whose simulated layers hold the operator, or -1
   std::vector<std::unique_ptr<NpuCore>> cores_;
   std::unique_ptr<Noc> noc_;
   std::unique_ptr<Component> memory_component_;
@@ -90,6 +103,8 @@ class Npu : public Component, public PackageDevice, public NpuSchedule, public A
   Scalar& tiles_;
   Scalar& peak_flops_;
   Scalar& peak_bandwidth_;
+  Counter& simulated_layers_;
+  Counter& reused_layers_;
 };
 
 }  // namespace strata

@@ -64,6 +64,7 @@ void NpuCore::issue(const std::shared_ptr<InFlight>& f, bool after_deps) {
 void NpuCore::loader() {
   if (!program_) return;
   for (size_t op = 0; op < program_->ops.size(); ++op) {
+    if (program_->ops[op].reused) continue;
     const auto& tiles = program_->ops[op].cores[static_cast<size_t>(index_)];
     for (const Tile& tile : tiles) {
       while (free_buffers_ == 0) wait(buffer_event_);
@@ -91,6 +92,7 @@ void NpuCore::computer() {
   stores_pending_.assign(program_->ops.size(), 0);
   computed_.assign(program_->ops.size(), false);
   for (size_t op = 0; op < program_->ops.size(); ++op) {
+    if (program_->ops[op].reused) continue;
     const int id = static_cast<int>(op);
     const auto& tiles = program_->ops[op].cores[static_cast<size_t>(index_)];
     for (size_t i = 0; i < tiles.size(); ++i) {

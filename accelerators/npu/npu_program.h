@@ -48,6 +48,9 @@ struct LoweredOp {
   // A collective or transfer between devices: no tiles; it ends when the package that holds
   // the device has timed it over its links (the cores pass it once its inputs are there).
   bool external = false;
+  // sim.reuse: layers (layer_reuse.h): a later copy of an identical layer; the cores skip it and
+  // the NPU counts the measured copy again for it.
+  bool reused = false;
 };
 
 struct NpuProgram {

@@ -379,6 +379,13 @@ std::uint64_t ChannelController::schedule(std::uint64_t now, std::vector<Complet
   return next;
 }
 
+std::uint64_t ChannelController::active_rank_cycles_at(std::uint64_t now) const {
+  std::uint64_t cycles = active_cycles_;
+  for (int r = 0; r < spec_.org.ranks; ++r)
+    if (open_banks_[r] > 0 && now > active_since_[r]) cycles += now - active_since_[r];
+  return cycles;
+}
+
 void ChannelController::finish(std::uint64_t end) {
   catch_up(end);
   for (int r = 0; r < spec_.org.ranks; ++r)

@@ -78,6 +78,9 @@ class ChannelController {
   bool idle() const { return reads_.empty() && writes_.empty(); }
   // Rank-cycles during which at least one bank of the rank was open (active standby).
   std::uint64_t active_rank_cycles() const { return active_cycles_; }
+  // The same with the ranks open now counted up to `now` (sim.reuse measures a span with it).
+  std::uint64_t active_rank_cycles_at(std::uint64_t now) const;
+  void add_active_rank_cycles(std::uint64_t cycles) { active_cycles_ += cycles; }
   // Set when the checker found a violation; the run stops with it.
   const std::string& violation() const { return violation_; }
   // Test hook: issue commands with this (deliberately wrong) timing while the checker keeps

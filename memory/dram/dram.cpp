@@ -416,9 +416,22 @@ void Dram::finalize_analytic(std::uint64_t end_cycle) {
   }
 }
 
+std::vector<double> Dram::reuse_totals(const sc_core::sc_time& now) const {
+  std::vector<double> totals;
+  const std::uint64_t cycle = clock().cycle_at(now);
+  for (const auto& ch : channels_) totals.push_back(static_cast<double>(ch->ctrl->active_rank_cycles_at(cycle)));
+  return totals;
+}
+
+void Dram::repeat_totals(const std::vector<double>& since, std::uint64_t times, const sc_core::sc_time& now) {
+  const std::vector<double> totals = reuse_totals(now);
+  for (std::size_t i = 0; i < channels_.size(); ++i)
+    channels_[i]->ctrl->add_active_rank_cycles(times * static_cast<std::uint64_t>(totals[i] - since.at(i)));
+}
+
 void Dram::finalize(const sc_core::sc_time& end) {
   const std::uint64_t end_cycle = clock().cycle_at(end);
-  const double t = end.to_seconds();
+  const double t = reported_s(end);
   if (context().analytic()) finalize_analytic(end_cycle);
   const auto rate = [](std::uint64_t part, std::uint64_t whole) {
     return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <map>
+
 #include "sim/stats.h"
 
 using strata::StatsRegistry;
@@ -143,4 +146,87 @@ TEST(Stats, DumpIsDeterministic) {
   fill(a);
   fill(b);
   EXPECT_EQ(a.to_json().dump(), b.to_json().dump());
+}
+
+// sim.reuse: repeating a span `times` times through snapshot()/repeat() gives what sampling the
+// span `times` more times gives, for every additive figure; later samples move by the repeats'
+// span through the registry's reported time.
+namespace {
+
+struct Recorder {
+  StatsRegistry r;
+  strata::Counter& c = r.counter("c", "n", "");
+  strata::Average& a = r.average("a", "x", "");
+  strata::Distribution& exact = r.distribution("exact", "x", "");
+  strata::Distribution& wide = r.distribution("wide", "x", "");
+  strata::TimeAverage& level = r.time_average("level", "x", "");
+  strata::TimeSeries& series = r.time_series("series", "x", "", 1.0, 1.0);
+  // One unit of work at time t (seconds) with value v.
+  void work(double t, double v) {
+    c.add(2);
+    a.sample(v);
+    exact.sample(std::round(v));
+    wide.sample(v * 1e3);
+    level.set(t, v);
+    series.add(t, v);
+  }
+};
+
+// A span of work in [t0, t0 + 10): 10 samples.
+void span(Recorder& r, double t0, int salt) {
+  for (int i = 0; i < 10; ++i) r.work(t0 + i, 3 + (i * 7 + salt) % 11);
+}
+
+}  // namespace
+
+TEST(Stats, RepeatEqualsSimulatingTheSpanAgain) {
+  Recorder full, reused;
+  // Prefix [0, 10), measured span [10, 20), three repeats [20, 50), suffix [50, 60).
+  for (int i = 0; i < 5000; ++i) full.wide.sample(i);  // past the exact limit: a histogram
+  for (int i = 0; i < 5000; ++i) reused.wide.sample(i);
+  span(full, 0, 1);
+  span(reused, 0, 1);
+  std::map<std::string, std::unique_ptr<strata::Stat>> before;
+  for (const auto& [name, stat] : reused.r.all()) before.emplace(name, stat->snapshot(10));
+  span(full, 10, 2);
+  span(reused, 10, 2);
+  for (double t0 : {20.0, 30.0, 40.0}) span(full, t0, 2);
+  for (const auto& [name, stat] : reused.r.all()) stat->repeat(*before.at(name), 3, 20, 30);
+  reused.r.reported_time().insert(sc_core::sc_time(20, sc_core::SC_SEC), sc_core::sc_time(30, sc_core::SC_SEC));
+  span(full, 50, 3);
+  span(reused, 20, 3);  // simulated time: reported 50
+  full.level.finish(60);
+  reused.level.finish(30);
+  full.series.finish(60);
+  reused.series.finish(30);
+
+  EXPECT_EQ(reused.c.count(), full.c.count());
+  EXPECT_EQ(reused.a.count(), full.a.count());
+  EXPECT_DOUBLE_EQ(reused.a.value(), full.a.value());
+  for (const char* field : {"count", "mean", "stddev", "min", "max", "p50", "p90", "p99"}) {
+    EXPECT_DOUBLE_EQ(reused.exact.field(field), full.exact.field(field)) << field;
+    EXPECT_NEAR(reused.wide.field(field), full.wide.field(field), 1e-9 * std::abs(full.wide.field(field)) + 1e-6)
+        << field;
+  }
+  EXPECT_TRUE(reused.exact.exact());
+  EXPECT_FALSE(reused.wide.exact());
+  EXPECT_DOUBLE_EQ(reused.level.value(), full.level.value());
+  EXPECT_NEAR(reused.series.value(), full.series.value(), 1e-12);
+  ASSERT_EQ(reused.series.values().size(), 60u);
+  // The repeats' windows hold their average; the suffix lands after them.
+  EXPECT_DOUBLE_EQ(reused.series.values()[55], full.series.values()[55]);
+}
+
+TEST(Stats, ReportedTimeInsertsSpansAtTheirInstants) {
+  strata::ReportedTime t;
+  EXPECT_DOUBLE_EQ(t(5.0), 5.0);
+  t.insert(sc_core::sc_time(2, sc_core::SC_SEC), sc_core::sc_time(10, sc_core::SC_SEC));
+  t.insert(sc_core::sc_time(4, sc_core::SC_SEC), sc_core::sc_time(1, sc_core::SC_SEC));
+  EXPECT_DOUBLE_EQ(t(1.0), 1.0);
+  EXPECT_DOUBLE_EQ(t(2.0), 12.0);
+  EXPECT_DOUBLE_EQ(t(3.0), 13.0);
+  EXPECT_DOUBLE_EQ(t(4.0), 15.0);
+  EXPECT_EQ(t(sc_core::sc_time(3, sc_core::SC_SEC)), sc_core::sc_time(13, sc_core::SC_SEC));
+  EXPECT_EQ(t.inserted(), sc_core::sc_time(11, sc_core::SC_SEC));
+  EXPECT_THROW(t.insert(sc_core::sc_time(3, sc_core::SC_SEC), sc_core::SC_ZERO_TIME), std::logic_error);
 }

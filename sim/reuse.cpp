@@ -1,0 +1,41 @@
+#include "sim/reuse.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "sim/component.h"
+
+namespace strata {
+
+SpanRepeater::Mark SpanRepeater::mark() const {
+  Mark m;
+  m.at = sc_core::sc_time_stamp();
+  const double now = stats_.reported_time()(m.at.to_seconds());
+  for (const auto& [name, stat] : stats_.all()) m.stats.emplace(name, stat->snapshot(now));
+  for (const Component* c : components_) m.totals.push_back(c->reuse_totals(m.at));
+  return m;
+}
+
+void SpanRepeater::repeat(const Mark& since, std::uint64_t times) {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (now < since.at) throw std::logic_error("span repeat: the mark is in the future");
+  if (times == 0) return;
+  for (Listener* l : listeners_) l->before_repeat();
+  const sc_core::sc_time span = (now - since.at) * static_cast<double>(times);
+  ReportedTime& time = stats_.reported_time();
+  const double now_s = time(now.to_seconds());
+  const double span_s = span.to_seconds();
+  // A statistic registered within the span has no earlier state: it is left as it is.
+  for (const auto& [name, stat] : stats_.all())
+    if (auto it = since.stats.find(name); it != since.stats.end()) stat->repeat(*it->second, times, now_s, span_s);
+  for (std::size_t i = 0; i < components_.size() && i < since.totals.size(); ++i)
+    components_[i]->repeat_totals(since.totals[i], times, now);
+  time.insert(now, span);
+  for (Listener* l : listeners_) l->after_repeat();
+}
+
+void SpanRepeater::forget(Listener* l) {
+  listeners_.erase(std::remove(listeners_.begin(), listeners_.end(), l), listeners_.end());
+}
+
+}  // namespace strata

@@ -1,0 +1,59 @@
+// sim.reuse: identical work simulated once. A model that knows a span of its run repeats (an NPU
+// running the identical layers of a transformer) marks the span's start and, at its end, asks
+// for `times` repeats: every statistic and every component's own totals gain `times` copies of
+// what the span added, and reported time gains `times` spans (sim/reported_time.h), as if the
+// repeats had run right after the span. The kernel never simulates them.
+//
+// What it cannot carry over is state: the repeats are copies of the measured span, which began
+// in the state its predecessor left (open DRAM rows, queue contents, the refresh phase), and
+// what follows the repeats starts from the state the measured span ended in. docs/performance.md
+// says how far results move.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "sim/stats.h"
+
+namespace strata {
+
+class Component;
+
+class SpanRepeater {
+ public:
+  // The state of every statistic and component total at the start of a span.
+  struct Mark {
+    sc_core::sc_time at;
+    std::map<std::string, std::unique_ptr<Stat>> stats;
+    std::vector<std::vector<double>> totals;  // per component, in registration order
+  };
+  // Something that keeps running figures of its own across a repeat (the power monitor's last
+  // sample of dynamic energy).
+  class Listener {
+   public:
+    virtual ~Listener() = default;
+    virtual void before_repeat() = 0;
+    virtual void after_repeat() = 0;
+  };
+
+  SpanRepeater(StatsRegistry& stats, const std::vector<Component*>& components)
+      : stats_(stats), components_(components) {}
+  // Marks now (sc_time_stamp()) as the start of a span.
+  Mark mark() const;
+  // The span from `since` to now repeats `times` more times.
+  void repeat(const Mark& since, std::uint64_t times);
+  void listen(Listener* l) { listeners_.push_back(l); }
+  void forget(Listener* l);
+
+ private:
+  StatsRegistry& stats_;
+  const std::vector<Component*>& components_;
+  std::vector<Listener*> listeners_;
+};
+
+}  // namespace strata
