@@ -201,28 +201,49 @@ void Dram::wake(Channel& ch, std::uint64_t cycle) {
   ch.wake.notify(clock().time_of(cycle) - sc_core::sc_time_stamp());
 }
 
+const Dram::Offer& Dram::decode_offer(int port, const tlm::tlm_generic_payload& gp) {
+  if (static_cast<std::size_t>(port) >= offers_.size()) offers_.resize(static_cast<std::size_t>(port) + 1);
+  Offer& o = offers_[static_cast<std::size_t>(port)];
+  if (o.gp == &gp && o.address == gp.get_address() && o.length == gp.get_data_length() && o.write == gp.is_write())
+    return o;
+  o.gp = &gp;
+  o.address = gp.get_address();
+  o.length = gp.get_data_length();
+  o.write = gp.is_write();
+  const std::uint32_t burst = spec_.org.access_bytes();
+  const std::uint64_t first = o.address / burst;
+  const std::uint64_t last = (o.address + std::max(1u, o.length) - 1) / burst;
+  o.bursts.clear();
+  o.channels.clear();
+  for (std::uint64_t b = first; b <= last; ++b) {
+    o.bursts.push_back(mapping_.decode(b * burst));
+    ++parts_per_channel_[static_cast<std::size_t>(o.bursts.back().channel)];
+  }
+  for (std::size_t c = 0; c < channels_.size(); ++c)
+    if (parts_per_channel_[c] > 0) {
+      o.channels.emplace_back(static_cast<int>(c), parts_per_channel_[c]);
+      parts_per_channel_[c] = 0;
+    }
+  return o;
+}
+
 bool Dram::try_accept(int port, tlm::tlm_generic_payload& gp, std::uint64_t at) {
   const std::uint32_t burst = spec_.org.access_bytes();
-  const std::uint64_t first = gp.get_address() / burst;
-  const std::uint64_t last = (gp.get_address() + std::max(1u, gp.get_data_length()) - 1) / burst;
-  const bool write = gp.is_write();
-  std::fill(parts_per_channel_.begin(), parts_per_channel_.end(), 0);
-  decoded_.clear();
-  for (std::uint64_t b = first; b <= last; ++b) {
-    decoded_.push_back(mapping_.decode(b * burst));
-    ++parts_per_channel_[decoded_.back().channel];
-  }
-  for (std::size_t c = 0; c < channels_.size(); ++c) {
-    if (parts_per_channel_[c] == 0) continue;
+  const Offer& offer = decode_offer(port, gp);
+  const bool write = offer.write;
+  for (const auto& [c, parts] : offer.channels) {
     const std::size_t capacity = write ? controller_config_.write_queue : controller_config_.read_queue;
-    if (parts_per_channel_[c] > capacity) {
+    if (parts > capacity) {
       // Could never fit: answer with an error rather than wait forever.
+      offers_[static_cast<std::size_t>(port)].gp = nullptr;
       gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
       answer(port, &gp, at);
       return true;
     }
-    if (channels_[c]->ctrl->room(write) < parts_per_channel_[c]) return false;
+    if (channels_[static_cast<std::size_t>(c)]->ctrl->room(write) < parts) return false;
   }
+  // Taken: the payload may come back with new contents (a pool reuses it).
+  offers_[static_cast<std::size_t>(port)].gp = nullptr;
 
   std::uint32_t tx = 0;
   if (!write) {
@@ -232,10 +253,10 @@ bool Dram::try_accept(int port, tlm::tlm_generic_payload& gp, std::uint64_t at) 
     }
     tx = free_transactions_.back();
     free_transactions_.pop_back();
-    transactions_[tx] = Transaction{&gp, static_cast<std::uint32_t>(last - first + 1), at, port};
+    transactions_[tx] = Transaction{&gp, static_cast<std::uint32_t>(offer.bursts.size()), at, port};
   }
   requests_.add();
-  for (const DramAddress& a : decoded_) {
+  for (const DramAddress& a : offer.bursts) {
     Channel& ch = *channels_[a.channel];
     ch.bytes->add(burst);
     (write ? bytes_written_ : bytes_read_).add(burst);

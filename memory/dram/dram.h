@@ -92,7 +92,18 @@ class Dram : public Component, public MemoryTarget, public AnalyticMemory {
   std::vector<std::uint32_t> free_transactions_;
   std::vector<ChannelController::Completion> done_;  // scratch
   std::vector<std::uint32_t> parts_per_channel_;     // scratch
-  std::vector<DramAddress> decoded_;                 // scratch: a request's bursts
+  // Per target port, the bursts of the request being offered, decoded once: a request refused
+  // for want of queue room is offered again whenever any channel frees room.
+  struct Offer {
+    const tlm::tlm_generic_payload* gp = nullptr;
+    std::uint64_t address = 0;
+    std::uint32_t length = 0;
+    bool write = false;
+    std::vector<DramAddress> bursts;
+    std::vector<std::pair<int, std::uint32_t>> channels;  // (channel, bursts in it)
+  };
+  const Offer& decode_offer(int port, const tlm::tlm_generic_payload& gp);
+  std::vector<Offer> offers_;
   mutable std::unique_ptr<DramAnalytic> analytic_;
   // Analytic fidelity: bursts and activations of all channels, spread over them at the end.
   std::uint64_t analytic_reads_ = 0, analytic_writes_ = 0;
