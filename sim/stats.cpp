@@ -166,6 +166,28 @@ void Distribution::sample(double v, std::uint64_t n) {
   buckets_.add(bucket_of(v), n);
 }
 
+void Distribution::merge(const Distribution& o) {
+  if (o.count_ == 0) return;
+  if (count_ == 0) min_ = o.min_, max_ = o.max_;
+  min_ = std::min(min_, o.min_);
+  max_ = std::max(max_, o.max_);
+  if (exact_ && o.exact_) {
+    o.values_.for_each([&](double v, std::uint64_t n) { values_.add(v, n); });
+    count_ += o.count_;
+    if (values_.size() > kExactLimit) fold_to_histogram();
+    return;
+  }
+  if (exact_) fold_to_histogram();
+  const Moments m = o.moments();
+  const double na = static_cast<double>(count_), nb = static_cast<double>(o.count_), total = na + nb;
+  const double delta = m.mean - mean_;
+  mean_ += delta * nb / total;
+  m2_ += m.m2 + delta * delta * na * nb / total;
+  count_ += o.count_;
+  if (o.exact_) o.values_.for_each([&](double v, std::uint64_t n) { buckets_.add(bucket_of(v), n); });
+  else o.buckets_.for_each([&](std::int64_t b, std::uint64_t n) { buckets_.add(b, n); });
+}
+
 void Distribution::repeat(const Stat& before, std::uint64_t times, double, double) {
   const auto& b = static_cast<const Distribution&>(before);
   const std::uint64_t n = count_ - b.count_;

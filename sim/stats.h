@@ -136,6 +136,9 @@ class Distribution : public Stat {
   void sample(double v);
   // `n` samples of `v` at once (an analytic figure that holds for every request of a run).
   void sample(double v, std::uint64_t n);
+  // Adds every sample of `other` (a total over parts, gathered at the end of a run): the same
+  // figures as sampling them here while both stay exact.
+  void merge(const Distribution& other);
   std::uint64_t count() const { return count_; }
   double mean() const { return moments().mean; }
   double stddev() const;

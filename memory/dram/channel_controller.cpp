@@ -55,7 +55,6 @@ bool ChannelController::enqueue(std::uint64_t tag, const DramAddress& a, bool wr
       if (w.row == a.row && w.column == a.column) {
         stats_.forwarded_reads->add();
         stats_.read_latency->sample(0);
-        stats_.total_read_latency->sample(0);
         return true;
       }
     }
@@ -261,11 +260,9 @@ void ChannelController::issue(const Candidate& c, std::uint64_t now, std::vector
   if (write) {
     stats_.writes->add();
     stats_.write_latency->sample(ns);
-    stats_.total_write_latency->sample(ns);
   } else {
     stats_.reads->add();
     stats_.read_latency->sample(ns);
-    stats_.total_read_latency->sample(ns);
     done.push_back(Completion{r.tag, data_end});
   }
   q.erase_hit(c.id);

@@ -47,8 +47,7 @@ struct ControllerConfig {
 struct ChannelStats {
   std::vector<Counter*> commands;  // by command id (DramProtocol)
   Counter *reads, *writes, *forwarded_reads, *row_hits, *row_misses, *row_conflicts;
-  Distribution *read_latency, *write_latency;             // this channel, ns
-  Distribution *total_read_latency, *total_write_latency;  // all channels, ns
+  Distribution *read_latency, *write_latency;  // this channel, ns (the owner merges them into its totals)
   TimeAverage *read_queue, *write_queue;
 };
 

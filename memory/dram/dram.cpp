@@ -158,8 +158,6 @@ Dram::Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& c
     ch->stats.row_conflicts = &counter(p + "row_conflicts", "accesses", "accesses to another open row (PRE + ACT)");
     ch->stats.read_latency = &distribution(p + "read_latency", "ns", "read latency, arrival to the end of its data");
     ch->stats.write_latency = &distribution(p + "write_latency", "ns", "write latency, arrival to the end of its data");
-    ch->stats.total_read_latency = &read_latency_;
-    ch->stats.total_write_latency = &write_latency_;
     ch->stats.read_queue = &time_average(p + "read_queue", "requests", "read queue occupancy");
     ch->stats.write_queue = &time_average(p + "write_queue", "requests", "write queue occupancy");
     ch->bytes = &counter(p + "bytes", "B", "bytes read and written");
@@ -464,6 +462,9 @@ void Dram::finalize(const sc_core::sc_time& end) {
     Channel& ch = *channels_[i];
     ch.ctrl->finish(end_cycle);
     const ChannelStats& s = ch.stats;
+    // One sample per burst in one table, not two: the totals are gathered here.
+    read_latency_.merge(*s.read_latency);
+    write_latency_.merge(*s.write_latency);
     const std::string p = fmt::format("ch{}.", i);
     const std::uint64_t ch_accesses = s.row_hits->count() + s.row_misses->count() + s.row_conflicts->count();
     hits += s.row_hits->count();

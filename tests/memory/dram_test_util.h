@@ -62,8 +62,6 @@ class ControllerHarness {
     stats_.row_conflicts = &reg_.counter("conflicts", "", "");
     stats_.read_latency = &reg_.distribution("rl", "", "");
     stats_.write_latency = &reg_.distribution("wl", "", "");
-    stats_.total_read_latency = &reg_.distribution("trl", "", "");
-    stats_.total_write_latency = &reg_.distribution("twl", "", "");
     stats_.read_queue = &reg_.time_average("rq", "", "");
     stats_.write_queue = &reg_.time_average("wq", "", "");
     if (check_protocol) checker_ = std::make_unique<ProtocolChecker>(spec, config.refresh != ControllerConfig::Refresh::None);

@@ -230,3 +230,32 @@ TEST(Stats, ReportedTimeInsertsSpansAtTheirInstants) {
   EXPECT_EQ(t.inserted(), sc_core::sc_time(11, sc_core::SC_SEC));
   EXPECT_THROW(t.insert(sc_core::sc_time(3, sc_core::SC_SEC), sc_core::SC_ZERO_TIME), std::logic_error);
 }
+
+TEST(Stats, MergedDistributionsEqualOneSampledWithBoth) {
+  StatsRegistry r;
+  auto& a = r.distribution("a", "ns", "");
+  auto& b = r.distribution("b", "ns", "");
+  auto& both = r.distribution("both", "ns", "");
+  for (int i = 0; i < 300; ++i) {
+    a.sample(i % 17);
+    both.sample(i % 17);
+    b.sample(100 + i % 5);
+    both.sample(100 + i % 5);
+  }
+  a.merge(b);
+  for (const char* f : {"count", "mean", "stddev", "min", "max", "p50", "p99"})
+    EXPECT_DOUBLE_EQ(a.field(f), both.field(f)) << f;
+  // Past the exact limit the histogram and moments still agree.
+  auto& wide = r.distribution("wide", "ns", "");
+  auto& wide_all = r.distribution("wide_all", "ns", "");
+  for (int i = 0; i < 6000; ++i) wide_all.sample(i * 0.5);
+  for (int i = 0; i < 3000; ++i) wide.sample(i * 0.5);
+  auto& rest = r.distribution("rest", "ns", "");
+  for (int i = 3000; i < 6000; ++i) rest.sample(i * 0.5);
+  wide.merge(rest);
+  EXPECT_FALSE(wide.exact());
+  EXPECT_EQ(wide.count(), wide_all.count());
+  EXPECT_NEAR(wide.mean(), wide_all.mean(), 1e-9);
+  EXPECT_NEAR(wide.stddev(), wide_all.stddev(), 1e-9);
+  EXPECT_DOUBLE_EQ(wide.percentile(90), wide_all.percentile(90));
+}
