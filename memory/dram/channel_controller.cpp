@@ -164,17 +164,40 @@ std::optional<RequestQueue::BankPick> ChannelController::fcfs_pick(const Request
                                 id};
 }
 
+void ChannelController::ensure_pick(RequestQueue& q, int bi) {
+  if (q.pick(bi).valid) return;
+  const RequestQueue::BankPick p = bank_pick(q, bi);
+  if (p.cmd != q.pick(bi).cmd) q.ready_at(bi) = 0;  // the bound was for another command
+  q.pick(bi) = p;
+}
+
+bool ChannelController::held_for_other(const RequestQueue& q, int bi) const {
+  const Bank& b = banks_[bi];
+  return b.open && b.opened_for_write == (&q == &reads_) && other_queue(q).hits(bi) > 0;
+}
+
+void ChannelController::active_row_candidates(RequestQueue& other, std::uint64_t now, std::uint64_t& next,
+                                              std::optional<Candidate>& row, std::optional<Candidate>& col) {
+  if (other.empty()) return;
+  const bool for_write = &other == &writes_;
+  const bool any_refresh_owed = std::find(refresh_owed_.begin(), refresh_owed_.end(), true) != refresh_owed_.end();
+  for (int bi = 0; bi < static_cast<int>(banks_.size()); ++bi) {
+    const Bank& b = banks_[bi];
+    if (!b.open || b.opened_for_write != for_write || other.hits(bi) == 0) continue;
+    if (any_refresh_owed && refreshing(bi)) continue;
+    ensure_pick(other, bi);
+    consider(other, bi, now, next, row, col);
+  }
+}
+
 void ChannelController::request_candidates(RequestQueue& q, std::uint64_t now, std::uint64_t& next,
                                            std::optional<Candidate>& row, std::optional<Candidate>& col) {
-  const auto set_pick = [&](int bi, const RequestQueue::BankPick& p) {
-    if (p.cmd != q.pick(bi).cmd) q.ready_at(bi) = 0;  // the bound was for another command
-    q.pick(bi) = p;
-  };
   if (config_.scheduler == ControllerConfig::Scheduler::Fcfs) {
     const std::optional<RequestQueue::BankPick> p = fcfs_pick(q);
     if (!p) return;
     const int bi = q.at(p->id).bank;
-    set_pick(bi, *p);
+    if (p->cmd != q.pick(bi).cmd) q.ready_at(bi) = 0;
+    q.pick(bi) = *p;
     consider(q, bi, now, next, row, col);
     return;
   }
@@ -192,10 +215,17 @@ void ChannelController::request_candidates(RequestQueue& q, std::uint64_t now, s
   }
   next = soonest;
   const bool any_refresh_owed = std::find(refresh_owed_.begin(), refresh_owed_.end(), true) != refresh_owed_.end();
+  const bool other_waits = !other_queue(q).empty();
   for (std::size_t k = 0; k < n_due; ++k) {
     const int bi = due_[k];
     if (any_refresh_owed && refreshing(bi)) continue;
-    if (!q.pick(bi).valid) set_pick(bi, bank_pick(q, bi));
+    ensure_pick(q, bi);
+    // Its precharge waits for the other queue's hits on the row (active_row_candidates serves
+    // them); look again next cycle.
+    if (other_waits && q.pick(bi).cmd == DramCmd::PRE && held_for_other(q, bi)) {
+      next = std::min(next, now + 1);
+      continue;
+    }
     consider(q, bi, now, next, row, col);
   }
 }
@@ -230,6 +260,7 @@ void ChannelController::issue(const Candidate& c, std::uint64_t now, std::vector
   if (info.opens_row) {
     b.open = true;
     b.row = c.row;
+    b.opened_for_write = c.queue == &writes_;
     reads_.bank_opened(bi, c.row);
     writes_.bank_opened(bi, c.row);
     if (open_banks_[c.rank]++ == 0) active_since_[c.rank] = now;
@@ -328,6 +359,8 @@ std::uint64_t ChannelController::schedule(std::uint64_t now, std::vector<Complet
   };
   draining_ = drain_mode();
   request_candidates(draining_ ? writes_ : reads_, now, next, row, col);
+  if (config_.scheduler != ControllerConfig::Scheduler::Fcfs)
+    active_row_candidates(draining_ ? reads_ : writes_, now, next, row, col);
 
   // Closed / adaptive page: precharge the banks marked for closing once legal, unless a queued
   // request (adaptive) now hits the row.

@@ -93,6 +93,7 @@ class ChannelController {
     bool open = false;
     std::uint32_t row = 0;
     bool close_pending = false;  // closed / adaptive page: precharge when legal
+    bool opened_for_write = false;  // the request the row was activated for was a write
   };
   struct Candidate {
     DramCmd cmd;
@@ -118,6 +119,18 @@ class ChannelController {
   // of those not ready.
   void request_candidates(RequestQueue& q, std::uint64_t now, std::uint64_t& next, std::optional<Candidate>& row,
                           std::optional<Candidate>& col);
+  // Rows opened for the other queue's requests (reads while writes drain, writes after a drain)
+  // whose requests still hit them: those hits are candidates too, and no request of `q` closes
+  // the row under them, so an activation is not wasted by a turn of the write drain (the peers'
+  // "active buffer"; Ramulator 2 and DRAMsim3 keep such requests ahead of the mode's own).
+  void active_row_candidates(RequestQueue& other, std::uint64_t now, std::uint64_t& next, std::optional<Candidate>& row,
+                             std::optional<Candidate>& col);
+  // Whether bank `bi`'s open row belongs to the requests of the queue other than `q` that hit it.
+  bool held_for_other(const RequestQueue& q, int bi) const;
+  RequestQueue& other_queue(const RequestQueue& q) { return &q == &reads_ ? writes_ : reads_; }
+  const RequestQueue& other_queue(const RequestQueue& q) const { return &q == &reads_ ? writes_ : reads_; }
+  // Brings bank `bi`'s pick in `q` up to date.
+  void ensure_pick(RequestQueue& q, int bi);
   // Offers bank `bi`'s pick in `q` to the row or column slot if it is legal at `now`, else
   // moves `next` to when it may be.
   void consider(RequestQueue& q, int bi, std::uint64_t now, std::uint64_t& next, std::optional<Candidate>& row,
