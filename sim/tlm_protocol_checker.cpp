@@ -36,7 +36,10 @@ TlmProtocolChecker::Open& TlmProtocolChecker::open(tlm::tlm_generic_payload& gp,
 }
 
 void TlmProtocolChecker::advance(tlm::tlm_generic_payload& gp, Phase phase, const sc_core::sc_time& at) {
-  Open& o = open(gp, "a phase");
+  advance(open(gp, "a phase"), phase, at);
+}
+
+void TlmProtocolChecker::advance(Open& o, Phase phase, const sc_core::sc_time& at) {
   if (at < o.at)
     violation(
         fmt::format("a phase at {} before the transaction's previous phase at {}", at.to_string(), o.at.to_string()));
@@ -48,10 +51,11 @@ void TlmProtocolChecker::advance(tlm::tlm_generic_payload& gp, Phase phase, cons
 void TlmProtocolChecker::begin_response(tlm::tlm_generic_payload& gp, const sc_core::sc_time& at) {
   if (in_response_ && in_response_ != &gp)
     violation("BEGIN_RESP while another response has not ended (response exclusion rule)");
-  if (open(gp, "BEGIN_RESP").phase == Phase::Response) violation("a second BEGIN_RESP for one transaction");
+  Open& o = open(gp, "BEGIN_RESP");
+  if (o.phase == Phase::Response) violation("a second BEGIN_RESP for one transaction");
   if (gp.get_response_status() == tlm::TLM_INCOMPLETE_RESPONSE)
     violation("BEGIN_RESP with the response status still TLM_INCOMPLETE_RESPONSE");
-  advance(gp, Phase::Response, at);
+  advance(o, Phase::Response, at);
   in_response_ = &gp;
 }
 
@@ -66,13 +70,14 @@ tlm::tlm_sync_enum TlmProtocolChecker::fw(tlm::tlm_generic_payload& gp, tlm::tlm
                                           sc_core::sc_time& delay) {
   const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
   if (phase == tlm::BEGIN_REQ) {
-    if (open_.count(&gp)) violation("BEGIN_REQ for a payload already in flight");
+    if (!open_.try_emplace(&gp, Open{Phase::Request, at}).second)
+      violation("BEGIN_REQ for a payload already in flight");
     if (in_request_) violation("BEGIN_REQ while another request has not ended (request exclusion rule)");
-    open_[&gp] = Open{Phase::Request, at};
     in_request_ = &gp;
   } else if (phase == tlm::END_RESP) {
-    if (open(gp, "END_RESP").phase != Phase::Response) violation("END_RESP before BEGIN_RESP");
-    advance(gp, Phase::Response, at);
+    Open& o = open(gp, "END_RESP");
+    if (o.phase != Phase::Response) violation("END_RESP before BEGIN_RESP");
+    advance(o, Phase::Response, at);
   } else {
     violation(fmt::format("{} on the forward path", phase_name(phase)));
   }

@@ -39,6 +39,7 @@ class TlmProtocolChecker : public sc_core::sc_module {
   unsigned transport_dbg(tlm::tlm_generic_payload& gp);
   // Moves `gp` to `phase` at `at` (checking time order); `done` ends the transaction.
   void advance(tlm::tlm_generic_payload& gp, Phase phase, const sc_core::sc_time& at);
+  void advance(Open& o, Phase phase, const sc_core::sc_time& at);  // o: gp's entry, looked up once
   void begin_response(tlm::tlm_generic_payload& gp, const sc_core::sc_time& at);
   void finish(tlm::tlm_generic_payload& gp);
   Open& open(tlm::tlm_generic_payload& gp, const char* what);

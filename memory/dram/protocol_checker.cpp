@@ -20,6 +20,8 @@ ProtocolChecker::ProtocolChecker(const DramSpec& spec, bool refresh_required)
 }
 
 void ProtocolChecker::check_device_rules(const DramCommand& c) {
+  // The times recorded below serve the device's rules alone.
+  if (device_rules_.empty()) return;
   const int group = c.rank * spec_.org.bank_groups + c.bank_group;
   const int bank_at = group * spec_.org.banks_per_group + c.bank;
   for (const TimingRule* r : device_rules_) {
@@ -82,12 +84,10 @@ void ProtocolChecker::fail(const std::string& what) {
   if (error_.empty()) error_ = what;
 }
 
-void ProtocolChecker::require(const char* rule, const char* after, std::int64_t since, int need) {
-  if (since == kNever || need <= 0) return;
+void ProtocolChecker::violated(const char* rule, const char* after, std::int64_t since, int need) {
   const std::int64_t gap = static_cast<std::int64_t>(current_.cycle) - since;
-  if (gap < need)
-    fail(fmt::format("{} violated: {} is {} cycles after {} at cycle {} (needs {})", rule, where(), gap, after, since,
-                     need));
+  fail(fmt::format("{} violated: {} is {} cycles after {} at cycle {} (needs {})", rule, where(), gap, after, since,
+                   need));
 }
 
 std::string ProtocolChecker::check(const DramCommand& c) {
@@ -217,10 +217,12 @@ std::string ProtocolChecker::check(const DramCommand& c) {
       break;
   }
   check_device_rules(c);
-  if (refresh_required_) {
-    const std::int64_t deadline = 9 * static_cast<std::int64_t>(t.tREFI);
+  const std::int64_t deadline = 9 * static_cast<std::int64_t>(t.tREFI);
+  if (refresh_required_ && now - r.refreshed_at_least > deadline) {
+    r.refreshed_at_least = now;
     for (int i = 0; i < bank_count && error_.empty(); ++i) {
       const Bank& x = banks_[c.rank * bank_count + i];
+      r.refreshed_at_least = std::min(r.refreshed_at_least, x.refreshed);
       if (now - x.refreshed > deadline)
         fail(fmt::format("refresh violated: {} but bank {} of rank {} was last refreshed at cycle {} (more than 9 x "
                          "tREFI = {} cycles ago)",

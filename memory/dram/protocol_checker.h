@@ -41,9 +41,16 @@ class ProtocolChecker {
   struct Rank {
     std::int64_t acts[4] = {kNever, kNever, kNever, kNever};  // last four ACTs, oldest first
     std::int64_t pre = kNever, prea = kNever, rd = kNever, wr = kNever, ref = kNever, refpb = kNever;
+    // A lower bound of its banks' last refresh (refreshes only move forward): the banks are
+    // looked at only when this bound is past the deadline.
+    std::int64_t refreshed_at_least = 0;
   };
   // Requires c.cycle - since >= need; records the first failure.
-  void require(const char* rule, const char* after, std::int64_t since, int need);
+  void require(const char* rule, const char* after, std::int64_t since, int need) {
+    if (since != kNever && need > 0 && static_cast<std::int64_t>(current_.cycle) - since < need)
+      violated(rule, after, since, need);
+  }
+  void violated(const char* rule, const char* after, std::int64_t since, int need);
   void fail(const std::string& what);
   std::string where() const;
   Bank& bank(int rank, int group, int b) { return banks_[(rank * spec_.org.bank_groups + group) * spec_.org.banks_per_group + b]; }
