@@ -87,6 +87,7 @@ void ChannelController::refresh_candidates(std::uint64_t now, std::uint64_t& nex
         continue;
       }
       refresh_owed_[r] = true;
+      ++ranks_owing_refresh_;
     }
     Candidate c{DramCmd::REF, r, 0, 0, 0, nullptr, RequestQueue::kNone};
     std::uint64_t at;
@@ -180,7 +181,7 @@ void ChannelController::active_row_candidates(RequestQueue& other, std::uint64_t
                                               std::optional<Candidate>& row, std::optional<Candidate>& col) {
   if (other.empty()) return;
   const bool for_write = &other == &writes_;
-  const bool any_refresh_owed = std::find(refresh_owed_.begin(), refresh_owed_.end(), true) != refresh_owed_.end();
+  const bool any_refresh_owed = ranks_owing_refresh_ > 0;
   for (int bi = 0; bi < static_cast<int>(banks_.size()); ++bi) {
     const Bank& b = banks_[bi];
     if (!b.open || b.opened_for_write != for_write || other.hits(bi) == 0) continue;
@@ -214,7 +215,7 @@ void ChannelController::request_candidates(RequestQueue& q, std::uint64_t now, s
     soonest = std::min(soonest, t > now ? t : RequestQueue::kNever);
   }
   next = soonest;
-  const bool any_refresh_owed = std::find(refresh_owed_.begin(), refresh_owed_.end(), true) != refresh_owed_.end();
+  const bool any_refresh_owed = ranks_owing_refresh_ > 0;
   const bool other_waits = !other_queue(q).empty();
   for (std::size_t k = 0; k < n_due; ++k) {
     const int bi = due_[k];
@@ -270,6 +271,7 @@ void ChannelController::issue(const Candidate& c, std::uint64_t now, std::vector
   else if (info.closes_row) close(bi, c.rank);
   if (info.refreshes) {
     const bool per_bank = !info.rank_scoped;
+    if (refresh_owed_[c.rank]) --ranks_owing_refresh_;
     refresh_owed_[c.rank] = false;
     refresh_due_[c.rank] += static_cast<std::uint64_t>(per_bank ? t.tREFIpb : t.tREFI);
     if (per_bank) refresh_bank_[c.rank] = (refresh_bank_[c.rank] + 1) % spec_.org.banks_per_rank();

@@ -164,6 +164,7 @@ class ChannelController {
   // bank is next.
   std::vector<std::uint64_t> refresh_due_;
   std::vector<bool> refresh_owed_;
+  int ranks_owing_refresh_ = 0;  // how many of refresh_owed_ are set
   std::vector<int> refresh_bank_;
 
   std::uint64_t last_row_cmd_ = kIdle, last_col_cmd_ = kIdle;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CPU time of the NPU runs that issue 20 set targets for, at cycle level: a Llama-2-7B INT8
-# decode token on the TPUv4i-style NPU (all 32 layers, or LAYERS), GPT-2 decode on the edge NPU,
+# decode token on the TPUv4i-style NPU (all 32 layers, or LAYERS) and GPT-2 decode on the edge
+# NPU, each with sim.reuse: layers (the default) and none,
 # a Mixtral MoE layer, and SCALE-Sim's 1024x4096x4096 GEMM on a 128x128 output-stationary array
 # with 64 KiB SRAMs (the whole NPU, its DMA through DRAM). Prints a markdown table with the
 # simulated latency and peak memory. Speed is measured here, never asserted in a test.
@@ -48,7 +49,10 @@ echo "| run | CPU time | simulated latency | peak RSS |"
 echo "|---|---|---|---|"
 bench "Llama-2-7B INT8 decode token, TPUv4i-style, $layers layers" configs/experiments/npu-llama-decode.yaml \
   --set "workload.model.layers=$layers"
+bench "the same, sim.reuse: none" configs/experiments/npu-llama-decode.yaml --set "workload.model.layers=$layers" \
+  --set sim.reuse=none
 bench "GPT-2 decode step, edge NPU" configs/experiments/npu-gpt2-decode-edge.yaml
+bench "the same, sim.reuse: none" configs/experiments/npu-gpt2-decode-edge.yaml --set sim.reuse=none
 bench "Mixtral-8x7B MoE layer, TPUv4i-style" configs/experiments/npu-mixtral-moe.yaml
 bench "SCALE-Sim GEMM 1024x4096x4096, 128x128 OS, 64 KiB SRAMs" --scalesim-config "$tmp/a128.cfg" \
   --scalesim-topology "$tmp/gemm.csv"
