@@ -182,7 +182,7 @@ void ChannelController::active_row_candidates(RequestQueue& other, std::uint64_t
   if (other.empty()) return;
   const bool for_write = &other == &writes_;
   const bool any_refresh_owed = ranks_owing_refresh_ > 0;
-  for (int bi = 0; bi < static_cast<int>(banks_.size()); ++bi) {
+  for (const int bi : other.active_banks()) {
     const Bank& b = banks_[bi];
     if (!b.open || b.opened_for_write != for_write || other.hits(bi) == 0) continue;
     if (any_refresh_owed && refreshing(bi)) continue;
@@ -222,11 +222,8 @@ void ChannelController::request_candidates(RequestQueue& q, std::uint64_t now, s
     if (any_refresh_owed && refreshing(bi)) continue;
     ensure_pick(q, bi);
     // Its precharge waits for the other queue's hits on the row (active_row_candidates serves
-    // them); look again next cycle.
-    if (other_waits && q.pick(bi).cmd == DramCmd::PRE && held_for_other(q, bi)) {
-      next = std::min(next, now + 1);
-      continue;
-    }
+    // them). No wake-up of its own: the command serving the last of them brings a step.
+    if (other_waits && q.pick(bi).cmd == DramCmd::PRE && held_for_other(q, bi)) continue;
     consider(q, bi, now, next, row, col);
   }
 }

@@ -50,6 +50,8 @@ class RequestQueue {
   Request& at(std::uint32_t id) { return slab_[id]; }
   const Request& at(std::uint32_t id) const { return slab_[id]; }
 
+  // The banks with at least one request, in no particular order.
+  const std::vector<int>& active_banks() const { return active_; }
   // A bank's request ids in arrival order.
   const std::vector<std::uint32_t>& bank(int b) const { return banks_[static_cast<std::size_t>(b)].ids; }
   // Requests of bank `b` that hit its open row.
