@@ -179,7 +179,7 @@ bool ChannelController::held_for_other(const RequestQueue& q, int bi) const {
 
 void ChannelController::active_row_candidates(RequestQueue& other, std::uint64_t now, std::uint64_t& next,
                                               std::optional<Candidate>& row, std::optional<Candidate>& col) {
-  if (other.empty()) return;
+  if (other.total_hits() == 0) return;
   const bool for_write = &other == &writes_;
   const bool any_refresh_owed = ranks_owing_refresh_ > 0;
   for (const int bi : other.active_banks()) {
@@ -216,7 +216,7 @@ void ChannelController::request_candidates(RequestQueue& q, std::uint64_t now, s
   }
   next = soonest;
   const bool any_refresh_owed = ranks_owing_refresh_ > 0;
-  const bool other_waits = !other_queue(q).empty();
+  const bool other_waits = other_queue(q).total_hits() > 0;
   for (std::size_t k = 0; k < n_due; ++k) {
     const int bi = due_[k];
     if (any_refresh_owed && refreshing(bi)) continue;

@@ -29,7 +29,7 @@ std::uint32_t RequestQueue::push(Request r, bool hit) {
     ready_at_[static_cast<std::size_t>(r.bank)] = 0;
   }
   b.ids.push_back(id);
-  if (hit) ++b.hits;
+  if (hit) ++b.hits, ++total_hits_;
   invalidate(r.bank);
   ++size_;
   return id;
@@ -40,6 +40,7 @@ void RequestQueue::erase_hit(std::uint32_t id) {
   Bank& b = banks_[static_cast<std::size_t>(bank)];
   b.ids.erase(std::find(b.ids.begin(), b.ids.end(), id));
   --b.hits;
+  --total_hits_;
   invalidate(bank);
   free_.push_back(id);
   --size_;
@@ -57,8 +58,10 @@ void RequestQueue::erase_hit(std::uint32_t id) {
 void RequestQueue::bank_opened(int b, std::uint32_t row) {
   invalidate(b);
   Bank& bank = banks_[static_cast<std::size_t>(b)];
+  total_hits_ -= bank.hits;
   bank.hits = static_cast<std::size_t>(
       std::count_if(bank.ids.begin(), bank.ids.end(), [&](std::uint32_t id) { return slab_[id].a.row == row; }));
+  total_hits_ += bank.hits;
 }
 
 std::uint32_t RequestQueue::oldest_hit(int b, std::uint32_t row) const {

@@ -54,11 +54,13 @@ class RequestQueue {
   const std::vector<int>& active_banks() const { return active_; }
   // A bank's request ids in arrival order.
   const std::vector<std::uint32_t>& bank(int b) const { return banks_[static_cast<std::size_t>(b)].ids; }
-  // Requests of bank `b` that hit its open row.
+  // Requests of bank `b` that hit its open row; of all banks.
   std::size_t hits(int b) const { return banks_[static_cast<std::size_t>(b)].hits; }
+  std::size_t total_hits() const { return total_hits_; }
   // The bank opened `row` (recounts its hits) or closed (none).
   void bank_opened(int b, std::uint32_t row);
   void bank_closed(int b) {
+    total_hits_ -= banks_[static_cast<std::size_t>(b)].hits;
     banks_[static_cast<std::size_t>(b)].hits = 0;
     invalidate(b);
   }
@@ -102,6 +104,7 @@ class RequestQueue {
   std::vector<std::uint64_t> ready_at_;
   std::vector<int> active_;  // banks with at least one request, in no particular order
   std::size_t size_ = 0;
+  std::size_t total_hits_ = 0;
   std::uint64_t next_seq_ = 0;
 };
 
