@@ -138,6 +138,8 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
   const bool analytic = sim.string("fidelity") == "analytic";
   ctx.set_analytic(analytic);
   ctx.set_reuse_layers(!analytic && sim.string("reuse") == "layers");
+  const bool timeline = options.timeline.value_or(sim.flag("timeline"));
+  if (timeline) ctx.timeline().request();
   std::unique_ptr<Component> hardware = registry.make_component("hardware", exp.root.child("hardware"), ctx);
   std::unique_ptr<Workload> workload = registry.make_workload(exp.root.child("workload"), ctx);
   workload->bind(*hardware);
@@ -147,7 +149,6 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
   // leaves its marker (sim/interrupt.h), and everything goes to the staging directory first.
   set_interrupt_phase(InterruptPhase::Cooperative);
   ResultDir out(result.dir, dir_option);
-  const bool timeline = options.timeline.value_or(sim.flag("timeline"));
   if (timeline) ctx.timeline().open(out.staged("timeline.json"), static_cast<std::uint64_t>(sim.integer("timeline_max_events")));
 
   std::string status = "complete";

@@ -28,6 +28,10 @@ class Timeline {
   // to call twice.
   bool close();
   bool enabled() const { return file_ != nullptr; }
+  // The run will write a timeline: it is opened only once the result folder exists, after
+  // elaboration, so components that install tracing hooks while they are built ask this.
+  void request() { requested_ = true; }
+  bool requested() const { return requested_ || enabled(); }
   std::uint64_t events() const { return events_; }
   std::uint64_t dropped() const { return dropped_; }
 
@@ -44,6 +48,16 @@ class Timeline {
   void set_reported_time(const ReportedTime* time) { time_ = time; }
   // A point event (a DRAM command) on `track`.
   void instant(int track, const std::string& name, const sc_core::sc_time& t);
+  // The same with the name made only if the event is kept (past max_events it is only counted).
+  template <class MakeName>
+  void instant_named(int track, MakeName make_name, const sc_core::sc_time& t) {
+    if (!file_) return;
+    if (events_ >= max_events_) {
+      ++dropped_;
+      return;
+    }
+    instant(track, make_name(), t);
+  }
 
  private:
   sc_core::sc_time reported(const sc_core::sc_time& t) const { return time_ ? (*time_)(t) : t; }
@@ -53,6 +67,7 @@ class Timeline {
   std::uint64_t max_events_ = 0, events_ = 0, dropped_ = 0;
   std::map<std::string, int> tracks_;
   const ReportedTime* time_ = nullptr;
+  bool requested_ = false;
 };
 
 }  // namespace strata

@@ -164,16 +164,19 @@ Dram::Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& c
     if (ctx.check_protocol())
       ch->checker = std::make_unique<ProtocolChecker>(spec_, controller_config_.refresh != ControllerConfig::Refresh::None);
     ch->ctrl = std::make_unique<ChannelController>(spec_, controller_config_, ch->stats, ch->checker.get());
-    if (ctx.timeline().enabled()) {
+    if (ctx.timeline().requested()) {
       const int track = ctx.timeline().track(fmt::format("{}.ch{} commands", this->name(), i));
       const Clock& clk = clock();
       Timeline& timeline = ctx.timeline();
       ch->ctrl->observe([track, &clk, &timeline, this](const DramCommand& c) {
         const DramCommandInfo& info = protocol_.info(c.cmd);
-        timeline.instant(track,
-                         fmt::format("{} r{} bg{} b{}{}", info.name, c.rank, c.bank_group, c.bank,
-                                     info.opens_row || info.column ? fmt::format(" row {}", c.row) : ""),
-                         clk.time_of(c.cycle));
+        timeline.instant_named(
+            track,
+            [&] {
+              return fmt::format("{} r{} bg{} b{}{}", info.name, c.rank, c.bank_group, c.bank,
+                                 info.opens_row || info.column ? fmt::format(" row {}", c.row) : "");
+            },
+            clk.time_of(c.cycle));
       });
     }
     channels_.push_back(std::move(ch));

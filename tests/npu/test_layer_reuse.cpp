@@ -32,7 +32,12 @@ Model layered(int layers) {
     for (OpId d : g.op(op).deps) l.deps.push_back(d);
     Tile t;
     t.loads.push_back({DmaDescriptor{static_cast<std::uint64_t>(op) << 20, 1, bytes, 0, false}, !l.deps.empty()});
-    t.steps.push_back({TileStep::Unit::Vector, {}, "relu", 4, 8});
+    TileStep step;
+    step.unit = TileStep::Unit::Vector;
+    step.vector_kind = "relu";
+    step.rows = 4;
+    step.cols = 8;
+    t.steps.push_back(step);
     t.stores.push_back(DmaDescriptor{static_cast<std::uint64_t>(op) << 24, 1, 32, 0, true});
     l.cores.push_back({t});
     m.program.ops.push_back(l);
