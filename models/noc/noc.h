@@ -18,10 +18,10 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <queue>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <tlm_utils/peq_with_get.h>
@@ -99,7 +99,8 @@ class Noc : public Component {
   // Per memory port one link toward memory and one back (2p, 2p + 1); then, in a mesh, 4 per
   // router (E, W, N, S outputs), in a crossbar one in and one out per core.
   std::vector<Link> links_;
-  std::map<tlm::tlm_generic_payload*, int> origin_;
+  // Looked up and erased, never iterated: a hash map (no order reaches the results).
+  std::unordered_map<tlm::tlm_generic_payload*, int> origin_;
   std::uint64_t seq_ = 0;
   tlm_utils::peq_with_get<tlm::tlm_generic_payload> responses_;
 
