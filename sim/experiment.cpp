@@ -43,7 +43,8 @@ const KindSpec& sim_section_spec() {
                         "layers: where a cycle-level design runs a workload whose consecutive layers are identical "
                         "(same operators, shapes, formats and mapping, as in a transformer), it simulates the first "
                         "two of each run of them and counts the second again for each later one: timing, energy and "
-                        "statistics (summary keys simulated_layers, reused_layers). none: simulate every layer. "
+                        "statistics (summary keys simulated_layers, reused_layers). none: simulate every layer (as "
+                        "analytic runs and runs with a max_time do). "
                         "docs/performance.md gives the error (within 0.5% on the shipped decodes) and when reuse is "
                         "not exact")
               .def("layers"));

@@ -137,7 +137,9 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
   // kernel: the modules' processes are created but not run.
   const bool analytic = sim.string("fidelity") == "analytic";
   ctx.set_analytic(analytic);
-  ctx.set_reuse_layers(!analytic && sim.string("reuse") == "layers");
+  // A time limit bounds the time simulated; repeats would report past it, so a limited run
+  // simulates everything.
+  ctx.set_reuse_layers(!analytic && sim.string("reuse") == "layers" && !(sim.quantity("max_time") > 0));
   const bool timeline = options.timeline.value_or(sim.flag("timeline"));
   if (timeline) ctx.timeline().request();
   std::unique_ptr<Component> hardware = registry.make_component("hardware", exp.root.child("hardware"), ctx);

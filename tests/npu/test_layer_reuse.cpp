@@ -200,5 +200,18 @@ TEST(LayerReuse, AnalyticAndMoeLayersAreNotReused) {
   EXPECT_EQ(json_file(dir.file("a/summary.json"))["reused_layers"], 0);
 }
 
+TEST(LayerReuse, ATimeLimitedRunSimulatesEveryLayer) {
+  // Repeats would report time past the limit: with sim.max_time the layers are all simulated,
+  // and the run stops at the limit.
+  TempDir dir;
+  const CommandResult r = run_strata("run -q " + source_path("configs/experiments/npu-gpt2-decode-edge.yaml") +
+                                     " --set sim.max_time=2ms -o '" + dir.file("t") + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json s = json_file(dir.file("t/summary.json"));
+  EXPECT_EQ(s["status"], "time_limit");
+  EXPECT_EQ(s["reused_layers"], 0);
+  EXPECT_LE(s["simulated_time_s"].get<double>(), 2e-3 * (1 + 1e-9));
+}
+
 }  // namespace
 }  // namespace strata::testing
