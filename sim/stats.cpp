@@ -140,9 +140,13 @@ void Distribution::fold_to_histogram() {
   const Moments m = moments();
   mean_ = m.mean;
   m2_ = m.m2;
-  values_.for_each([&](double value, std::uint64_t n) { buckets_.add(bucket_of(value), n); });
+  fold_into(values_, buckets_);
   values_.clear();
   exact_ = false;
+}
+
+void Distribution::fold_into(const CountTable<double>& values, CountTable<std::int64_t>& buckets) {
+  values.for_each([&](double v, std::uint64_t n) { buckets.add(bucket_of(v), n); });
 }
 
 void Distribution::sample(double v) { sample(v, 1); }
@@ -158,12 +162,16 @@ void Distribution::sample(double v, std::uint64_t n) {
     if (values_.size() > kExactLimit) fold_to_histogram();
     return;
   }
-  // Chan et al.'s merge of two groups' mean and squared deviations (the new group's are 0).
-  const double total = static_cast<double>(count_ + n), delta = v - mean_;
-  mean_ += delta * static_cast<double>(n) / total;
-  m2_ += delta * delta * static_cast<double>(count_) * static_cast<double>(n) / total;
-  count_ += n;
+  add_group(v, 0, n);
   buckets_.add(bucket_of(v), n);
+}
+
+void Distribution::add_group(double mean, double m2, std::uint64_t n) {
+  const double na = static_cast<double>(count_), nb = static_cast<double>(n), total = na + nb;
+  const double delta = mean - mean_;
+  mean_ += delta * nb / total;
+  m2_ += m2 + delta * delta * na * nb / total;
+  count_ += n;
 }
 
 void Distribution::merge(const Distribution& o) {
@@ -179,12 +187,8 @@ void Distribution::merge(const Distribution& o) {
   }
   if (exact_) fold_to_histogram();
   const Moments m = o.moments();
-  const double na = static_cast<double>(count_), nb = static_cast<double>(o.count_), total = na + nb;
-  const double delta = m.mean - mean_;
-  mean_ += delta * nb / total;
-  m2_ += m.m2 + delta * delta * na * nb / total;
-  count_ += o.count_;
-  if (o.exact_) o.values_.for_each([&](double v, std::uint64_t n) { buckets_.add(bucket_of(v), n); });
+  add_group(m.mean, m.m2, o.count_);
+  if (o.exact_) fold_into(o.values_, buckets_);
   else o.buckets_.for_each([&](std::int64_t b, std::uint64_t n) { buckets_.add(b, n); });
 }
 
@@ -210,12 +214,9 @@ void Distribution::repeat(const Stat& before, std::uint64_t times, double, doubl
   const double nb = static_cast<double>(b.count_), nd = static_cast<double>(n), na = static_cast<double>(count_);
   const double mean_d = (na * mean_ - nb * was.mean) / nd;
   const double m2_d = std::max(0.0, m2_ - was.m2 - (mean_d - was.mean) * (mean_d - was.mean) * nb * nd / na);
-  const double nr = nd * static_cast<double>(times), total = na + nr, delta = mean_d - mean_;
-  mean_ += delta * nr / total;
-  m2_ += m2_d * static_cast<double>(times) + delta * delta * na * nr / total;
-  count_ += n * times;
+  add_group(mean_d, m2_d * static_cast<double>(times), n * times);
   CountTable<std::int64_t> folded;
-  if (b.exact_) b.values_.for_each([&](double v, std::uint64_t k) { folded.add(bucket_of(v), k); });
+  if (b.exact_) fold_into(b.values_, folded);
   const CountTable<std::int64_t>& was_buckets = b.exact_ ? folded : b.buckets_;
   std::vector<std::pair<std::int64_t, std::uint64_t>> added;
   buckets_.for_each([&](std::int64_t bucket, std::uint64_t k) {

@@ -158,11 +158,16 @@ class Distribution : public Stat {
   static std::int64_t bucket_of(double v);
   static double bucket_low(std::int64_t b);
   static double bucket_high(std::int64_t b);
+  // Adds exact values' counts to the histogram buckets they fall in.
+  static void fold_into(const CountTable<double>& values, CountTable<std::int64_t>& buckets);
   struct Moments {
     double mean = 0, m2 = 0;  // m2: sum of squared deviations from the mean
   };
   Moments moments() const;
   void fold_to_histogram();
+  // Histogram mode: adds a group of `n` samples with its own mean and squared deviations to the
+  // running ones (Chan et al.'s merge).
+  void add_group(double mean, double m2, std::uint64_t n);
   std::uint64_t count_ = 0;
   double mean_ = 0, m2_ = 0, min_ = 0, max_ = 0;
   bool exact_ = true;

@@ -88,6 +88,10 @@ void Timeline::reported_span(int track, const std::string& name, const sc_core::
 
 void Timeline::instant(int track, const std::string& name, const sc_core::sc_time& t) {
   if (!file_ || !admit()) return;
+  write_instant(track, name, t);
+}
+
+void Timeline::write_instant(int track, const std::string& name, const sc_core::sc_time& t) {
   fmt::print(file_, ",\n{{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":{},\"name\":\"{}\",\"ts\":{:.6f}}}", track, name,
              to_us(reported(t)));
 }

@@ -51,17 +51,14 @@ class Timeline {
   // The same with the name made only if the event is kept (past max_events it is only counted).
   template <class MakeName>
   void instant_named(int track, MakeName make_name, const sc_core::sc_time& t) {
-    if (!file_) return;
-    if (events_ >= max_events_) {
-      ++dropped_;
-      return;
-    }
-    instant(track, make_name(), t);
+    if (!file_ || !admit()) return;
+    write_instant(track, make_name(), t);
   }
 
  private:
   sc_core::sc_time reported(const sc_core::sc_time& t) const { return time_ ? (*time_)(t) : t; }
   bool admit();
+  void write_instant(int track, const std::string& name, const sc_core::sc_time& t);
   void emit_track(int id, const std::string& name);
   std::FILE* file_ = nullptr;
   std::uint64_t max_events_ = 0, events_ = 0, dropped_ = 0;

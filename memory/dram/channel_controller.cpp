@@ -166,8 +166,10 @@ std::optional<RequestQueue::BankPick> ChannelController::fcfs_pick(const Request
 }
 
 void ChannelController::ensure_pick(RequestQueue& q, int bi) {
-  if (q.pick(bi).valid) return;
-  const RequestQueue::BankPick p = bank_pick(q, bi);
+  if (!q.pick(bi).valid) set_pick(q, bi, bank_pick(q, bi));
+}
+
+void ChannelController::set_pick(RequestQueue& q, int bi, const RequestQueue::BankPick& p) {
   if (p.cmd != q.pick(bi).cmd) q.ready_at(bi) = 0;  // the bound was for another command
   q.pick(bi) = p;
 }
@@ -197,8 +199,7 @@ void ChannelController::request_candidates(RequestQueue& q, std::uint64_t now, s
     const std::optional<RequestQueue::BankPick> p = fcfs_pick(q);
     if (!p) return;
     const int bi = q.at(p->id).bank;
-    if (p->cmd != q.pick(bi).cmd) q.ready_at(bi) = 0;
-    q.pick(bi) = *p;
+    set_pick(q, bi, *p);
     consider(q, bi, now, next, row, col);
     return;
   }

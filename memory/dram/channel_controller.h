@@ -129,8 +129,9 @@ class ChannelController {
   bool held_for_other(const RequestQueue& q, int bi) const;
   RequestQueue& other_queue(const RequestQueue& q) { return &q == &reads_ ? writes_ : reads_; }
   const RequestQueue& other_queue(const RequestQueue& q) const { return &q == &reads_ ? writes_ : reads_; }
-  // Brings bank `bi`'s pick in `q` up to date.
+  // Brings bank `bi`'s pick in `q` up to date; sets it to `p`.
   void ensure_pick(RequestQueue& q, int bi);
+  void set_pick(RequestQueue& q, int bi, const RequestQueue::BankPick& p);
   // Offers bank `bi`'s pick in `q` to the row or column slot if it is legal at `now`, else
   // moves `next` to when it may be.
   void consider(RequestQueue& q, int bi, std::uint64_t now, std::uint64_t& next, std::optional<Candidate>& row,

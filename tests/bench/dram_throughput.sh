@@ -6,15 +6,8 @@
 # tracing (the timeline) on and off. Speed is measured here, never asserted in a test.
 #   tests/bench/dram_throughput.sh [N]
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+source "$(dirname "$0")/bench_lib.sh"
 n="${1:-2000000}"
-strata="${STRATA:-build/bin/strata}"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-
-summary() {  # summary KEY FILE
-  sed -n "s/.*\"$1\": \([0-9.e+-]*\).*/\1/p" "$2"
-}
 bench() {  # bench LABEL EXPERIMENT CLOCK_HZ [--set ...]
   local label="$1" exp="$2" clock_hz="$3"; shift 3
   /usr/bin/time -f '%U %S %M' -o "$tmp/time" "$strata" run -q "$exp" -o "$tmp/out" \

@@ -7,15 +7,8 @@
 # simulated latency and peak memory. Speed is measured here, never asserted in a test.
 #   tests/bench/npu_runs.sh [LAYERS]
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+source "$(dirname "$0")/bench_lib.sh"
 layers="${1:-32}"
-strata="${STRATA:-build/bin/strata}"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-
-summary() {  # summary KEY FILE
-  sed -n "s/.*\"$1\": \([0-9.e+-]*\).*/\1/p" "$2" | head -1
-}
 bench() {  # bench LABEL ARGS...
   local label="$1"; shift
   /usr/bin/time -f '%U %S %M' -o "$tmp/time" "$strata" run -q "$@" -o "$tmp/out" >/dev/null
