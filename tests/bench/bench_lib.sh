@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the tests/bench scripts: run from the repository root with the strata binary
 # ($STRATA, default build/bin/strata) and a scratch folder $tmp removed on exit.
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."

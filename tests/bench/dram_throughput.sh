@@ -6,6 +6,7 @@
 # tracing (the timeline) on and off. Speed is measured here, never asserted in a test.
 #   tests/bench/dram_throughput.sh [N]
 set -euo pipefail
+# shellcheck source=tests/bench/bench_lib.sh
 source "$(dirname "$0")/bench_lib.sh"
 n="${1:-2000000}"
 bench() {  # bench LABEL EXPERIMENT CLOCK_HZ [--set ...]

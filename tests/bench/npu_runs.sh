@@ -7,6 +7,7 @@
 # simulated latency and peak memory. Speed is measured here, never asserted in a test.
 #   tests/bench/npu_runs.sh [LAYERS]
 set -euo pipefail
+# shellcheck source=tests/bench/bench_lib.sh
 source "$(dirname "$0")/bench_lib.sh"
 layers="${1:-32}"
 bench() {  # bench LABEL ARGS...
