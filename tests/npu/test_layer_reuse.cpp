@@ -126,13 +126,13 @@ TEST(LayerReuse, CollectivesAndAddressesDecide) {
 
 // Whole runs. Latency and energy within 0.5% of simulating every layer (docs/performance.md
 // gives the measured error), with every reused operator's figures reported.
-struct Both {
+struct ReuseRuns {
   nlohmann::json none, layers, none_stats, layers_stats;
 };
 
-Both run_both(const std::string& experiment, const std::string& sets) {
+ReuseRuns run_reuse_and_none(const std::string& experiment, const std::string& sets) {
   TempDir dir;
-  Both b;
+  ReuseRuns b;
   for (const char* mode : {"none", "layers"}) {
     const std::string out = dir.file(mode);
     const CommandResult r =
@@ -144,13 +144,13 @@ Both run_both(const std::string& experiment, const std::string& sets) {
   return b;
 }
 
-void expect_close(const Both& b, const char* key, double tolerance) {
+void expect_close(const ReuseRuns& b, const char* key, double tolerance) {
   const double full = b.none[key].get<double>(), reused = b.layers[key].get<double>();
   EXPECT_LE(std::abs(reused / full - 1), tolerance) << key << ": every layer " << full << ", reused " << reused;
 }
 
 TEST(LayerReuse, Gpt2DecodeWithinHalfAPercent) {
-  const Both b = run_both("configs/experiments/npu-gpt2-decode-edge.yaml", "");
+  const ReuseRuns b = run_reuse_and_none("configs/experiments/npu-gpt2-decode-edge.yaml", "");
   EXPECT_EQ(b.none["simulated_layers"], 12);
   EXPECT_EQ(b.none["reused_layers"], 0);
   EXPECT_EQ(b.layers["simulated_layers"], 2);
@@ -171,7 +171,7 @@ TEST(LayerReuse, Gpt2DecodeWithinHalfAPercent) {
 }
 
 TEST(LayerReuse, Llama4LayersWithinHalfAPercent) {
-  const Both b = run_both("configs/experiments/npu-llama-decode.yaml", "--set workload.model.layers=4");
+  const ReuseRuns b = run_reuse_and_none("configs/experiments/npu-llama-decode.yaml", "--set workload.model.layers=4");
   EXPECT_EQ(b.layers["simulated_layers"], 2);
   EXPECT_EQ(b.layers["reused_layers"], 2);
   expect_close(b, "latency_s", 0.005);
