@@ -1,4 +1,5 @@
 #include "memory/simple_memory.h"
+#include "sim/kernel.h"
 
 #include <algorithm>
 
@@ -34,7 +35,7 @@ SimpleMemory::SimpleMemory(sc_core::sc_module_name name, const ValidatedNode& cf
                          return accept(port, gp, delay);
                        },
                        [this](tlm::tlm_generic_payload&) {
-                         service_latency_.sample((sc_core::sc_time_stamp() - inflight_.front()).to_seconds() * 1e9);
+                         service_latency_.sample(to_seconds(sc_core::sc_time_stamp() - inflight_.front()) * 1e9);
                        },
                        [this](tlm::tlm_generic_payload&) { complete_head(); },
                        [this](tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) { b_transport(gp, delay); }}),
@@ -57,7 +58,7 @@ SimpleMemory::SimpleMemory(sc_core::sc_module_name name, const ValidatedNode& cf
 DramInterfaceCost SimpleMemory::dram_row() const { return tech_row("standard", dram_interface_cost); }
 
 sc_core::sc_time SimpleMemory::schedule(const sc_core::sc_time& accepted, unsigned bytes) {
-  const double start = std::max((accepted + latency_).to_seconds(), channel_free_s_);
+  const double start = std::max(to_seconds(accepted + latency_), channel_free_s_);
   const double transfer = bytes * seconds_per_byte_;
   channel_free_s_ = start + transfer;
   busy_s_ += transfer;
@@ -76,7 +77,7 @@ bool SimpleMemory::accept(int port, tlm::tlm_generic_payload& gp, sc_core::sc_ti
   (gp.is_write() ? writes_ : reads_).add();
   const sc_core::sc_time respond_at = schedule(arrival, gp.get_data_length());
   inflight_.push_back(arrival);
-  occupancy_.set(arrival.to_seconds(), static_cast<double>(inflight_.size()));
+  occupancy_.set(to_seconds(arrival), static_cast<double>(inflight_.size()));
   port_.respond(port, gp, respond_at);
   delay = arrival - sc_core::sc_time_stamp();
   return true;
@@ -85,7 +86,7 @@ bool SimpleMemory::accept(int port, tlm::tlm_generic_payload& gp, sc_core::sc_ti
 void SimpleMemory::complete_head() {
   inflight_.pop_front();
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  occupancy_.set(now.to_seconds(), static_cast<double>(inflight_.size()));
+  occupancy_.set(to_seconds(now), static_cast<double>(inflight_.size()));
   port_.retry(clock().next_edge(now) - now);
 }
 
@@ -94,7 +95,7 @@ void SimpleMemory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& d
   const sc_core::sc_time start = sc_core::sc_time_stamp() + delay;
   (gp.is_write() ? writes_ : reads_).add();
   const sc_core::sc_time done = schedule(clock().next_edge(start), gp.get_data_length());
-  service_latency_.sample((done - start).to_seconds() * 1e9);
+  service_latency_.sample(to_seconds(done - start) * 1e9);
   delay = done - sc_core::sc_time_stamp();
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/input_error.h"
+#include "sim/kernel.h"
 
 namespace strata {
 
@@ -58,9 +59,9 @@ void TracePlayer::run() {
       r->set_byte_enable_ptr(nullptr);
       r->set_dmi_allowed(false);
       r->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-      issue_delay_.sample((r->issued - due).to_seconds() * 1e9);
+      issue_delay_.sample(to_seconds(r->issued - due) * 1e9);
       ++outstanding_;
-      outstanding_level_.set(r->issued.to_seconds(), static_cast<double>(outstanding_));
+      outstanding_level_.set(to_seconds(r->issued), static_cast<double>(outstanding_));
       context().timeline().async_begin(track_, req->write ? "write" : "read", r->id, r->issued);
       port_.begin_request(*r);
     }
@@ -77,15 +78,15 @@ void TracePlayer::complete(Request& r, const sc_core::sc_time& at) {
     context().fail(InputError(SourceLoc{name()}, "", "the memory answered request " + std::to_string(r.id) +
                                                         " with an error: " + r.get_response_string()));
   }
-  const double ns = (at - r.issued).to_seconds() * 1e9;
+  const double ns = to_seconds(at - r.issued) * 1e9;
   latency_.sample(ns);
   (r.is_write() ? write_latency_ : read_latency_).sample(ns);
   (r.is_write() ? writes_ : reads_).add();
   bytes_.add(r.get_data_length());
-  bandwidth_series_.add(at.to_seconds(), r.get_data_length());
+  bandwidth_series_.add(to_seconds(at), r.get_data_length());
   context().timeline().async_end(track_, r.is_write() ? "write" : "read", r.id, at);
   --outstanding_;
-  outstanding_level_.set(at.to_seconds(), static_cast<double>(outstanding_));
+  outstanding_level_.set(to_seconds(at), static_cast<double>(outstanding_));
   last_response_ = std::max(last_response_, at);
   r.release();
 }

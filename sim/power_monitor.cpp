@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/component.h"
+#include "sim/kernel.h"
 
 namespace strata {
 
@@ -30,10 +31,10 @@ double PowerMonitor::dynamic_energy() const {
 
 double PowerMonitor::close_window(const sc_core::sc_time& to) {
   const double j = dynamic_energy();
-  const double seconds = (to - last_t_).to_seconds();
+  const double seconds = to_seconds(to - last_t_);
   const double energy = j - last_j_ + static_w_ * seconds;
   // At the window's middle: its start, in seconds, can round into the previous bin.
-  series_.add((last_t_.to_seconds() + to.to_seconds()) / 2, energy);
+  series_.add((to_seconds(last_t_) + to_seconds(to)) / 2, energy);
   last_j_ = j;
   last_t_ = to;
   return energy / seconds;
@@ -51,7 +52,7 @@ void PowerMonitor::sample_idle_through(const sc_core::sc_time& t) {
   const auto idle = static_cast<std::uint64_t>((t - last_t_) / window_);  // whole windows left
   if (idle == 0) return;
   const sc_core::sc_time to = last_t_ + window_ * static_cast<double>(idle);
-  series_.add_spread(last_t_.to_seconds(), to.to_seconds(), static_w_ * (to - last_t_).to_seconds());
+  series_.add_spread(to_seconds(last_t_), to_seconds(to), static_w_ * to_seconds(to - last_t_));
   last_t_ = to;
   peak_w_ = std::max(peak_w_, static_w_);
 }

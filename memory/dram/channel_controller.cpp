@@ -46,7 +46,8 @@ ChannelController::ChannelController(const DramSpec& spec, const ControllerConfi
                       static_cast<std::uint64_t>(spec.org.ranks);
 }
 
-bool ChannelController::enqueue(std::uint64_t tag, const DramAddress& a, bool write, std::uint64_t now) {
+ChannelController::Enqueued ChannelController::enqueue(std::uint64_t tag, const DramAddress& a, bool write,
+                                                       std::uint64_t now) {
   catch_up(now);
   const int bi = bank_index(a.rank, a.bank_group, a.bank);
   if (!write) {
@@ -55,7 +56,7 @@ bool ChannelController::enqueue(std::uint64_t tag, const DramAddress& a, bool wr
       if (w.row == a.row && w.column == a.column) {
         stats_.forwarded_reads->add();
         stats_.read_latency->sample(0);
-        return true;
+        return Enqueued::Forwarded;
       }
     }
   }
@@ -66,9 +67,25 @@ bool ChannelController::enqueue(std::uint64_t tag, const DramAddress& a, bool wr
   r.bank = bi;
   r.write = write;
   const Bank& b = banks_[bi];
-  (write ? writes_ : reads_).push(r, b.open && b.row == a.row);
+  RequestQueue& q = write ? writes_ : reads_;
+  const bool hit = b.open && b.row == a.row;
+  // A bank's FR-FCFS pick serves its oldest request or its oldest hit, so a younger request
+  // changes it only when the bank had none, or had no hit and this one hits (the first hit also
+  // decides the other queue's precharge and an adaptive close). FCFS looks at the whole queue.
+  const bool changes_pick =
+      config_.scheduler == ControllerConfig::Scheduler::Fcfs || q.bank(bi).empty() || (hit && q.hits(bi) == 0);
+  q.push(r, hit);
   set_queue_levels(now);
-  return false;
+  return changes_pick || drain_mode() != draining_ ? Enqueued::Step : Enqueued::Queued;
+}
+
+bool ChannelController::drain_mode() const {
+  const std::size_t high =
+      std::max<std::size_t>(1, static_cast<std::size_t>(config_.write_high * static_cast<double>(config_.write_queue)));
+  const std::size_t low = static_cast<std::size_t>(config_.write_low * static_cast<double>(config_.write_queue));
+  if (writes_.size() >= high || (reads_.empty() && !writes_.empty())) return true;
+  if (writes_.size() <= low && !reads_.empty()) return false;
+  return draining_;
 }
 
 void ChannelController::set_queue_levels(std::uint64_t now) {
@@ -133,15 +150,16 @@ void ChannelController::consider(RequestQueue& q, int bi, std::uint64_t now, std
   }
   const bool column = protocol_.info(p.cmd).column;
   std::optional<Candidate>& slot = column ? col : row;
+  const Candidate c{p.cmd, a.rank, a.bank_group, a.bank, a.row, &q, p.id};
   if (slot) {
-    next = now + 1;  // ready too, or ahead of another ready one: look again next cycle
     const bool older = slot->queue == &q && q.at(p.id).seq < q.at(slot->id).seq;
     // The oldest ready command, except that an activation goes before a precharge: under
     // tFAW / tRRD a slipped ACT is bandwidth lost for good, a PRE can wait a cycle.
     const bool better = (p.cmd == DramCmd::ACT && slot->cmd == DramCmd::PRE) || (p.cmd == slot->cmd && older);
+    passed_over_.push_back(better ? *slot : c);  // ready too: looked at again after this step's issue
     if (!better) return;
   }
-  slot = Candidate{p.cmd, a.rank, a.bank_group, a.bank, a.row, &q, p.id};
+  slot = c;
 }
 
 bool ChannelController::refreshing(int bi) const {
@@ -307,6 +325,10 @@ void ChannelController::issue(const Candidate& c, std::uint64_t now, std::vector
     const DramAddress& a = q.at(after->id).a;
     next = std::min(next, timing_.earliest(after->cmd, a.rank, a.bank_group, a.bank));
   }
+  // The last hit on a row held for this queue lets the other queue's precharge go (it waited in
+  // request_candidates with no wake-up of its own).
+  if (q.hits(bi) == 0 && !other_queue(q).bank(bi).empty())
+    next = std::min(next, timing_.earliest(DramCmd::PRE, c.rank, c.group, c.bank));
 
   if (config_.page_policy == ControllerConfig::PagePolicy::Closed ||
       (config_.page_policy == ControllerConfig::PagePolicy::Adaptive && !queued_hit(bi))) {
@@ -347,16 +369,6 @@ std::uint64_t ChannelController::schedule(std::uint64_t now, std::vector<Complet
   std::optional<Candidate> row, col;
   refresh_candidates(now, next, row);
 
-  // Write drain: switch to writes above the high watermark (or when no read waits) and back
-  // below the low one.
-  const std::size_t high =
-      std::max<std::size_t>(1, static_cast<std::size_t>(config_.write_high * static_cast<double>(config_.write_queue)));
-  const std::size_t low = static_cast<std::size_t>(config_.write_low * static_cast<double>(config_.write_queue));
-  const auto drain_mode = [&] {
-    if (writes_.size() >= high || (reads_.empty() && !writes_.empty())) return true;
-    if (writes_.size() <= low && !reads_.empty()) return false;
-    return draining_;
-  };
   draining_ = drain_mode();
   request_candidates(draining_ ? writes_ : reads_, now, next, row, col);
   if (config_.scheduler != ControllerConfig::Scheduler::Fcfs)
@@ -402,11 +414,30 @@ std::uint64_t ChannelController::schedule(std::uint64_t now, std::vector<Complet
     issue(*row, now, done, next);
     issued_row = true;
   }
-  // Ready but not issued (its bus was taken), or the drain mode flipped: look again next cycle.
-  if ((row && !issued_row) || (col && !issued_col) || drain_mode() != draining_) next = now + 1;
+  // Ready but not issued (its bus was taken, or an older command went first): each may issue
+  // once the commands just issued allow it. The drain mode flipped: look again next cycle.
+  if (row && !issued_row) passed_over_.push_back(*row);
+  if (col && !issued_col) passed_over_.push_back(*col);
+  for (const Candidate& c : passed_over_) next = std::min(next, retry_at(c, now));
+  passed_over_.clear();
+  if (drain_mode() != draining_) next = now + 1;
   if (next <= now) next = now + 1;
   if (next == kIdle && idle()) return kIdle;
   return next;
+}
+
+std::uint64_t ChannelController::retry_at(const Candidate& c, std::uint64_t now) {
+  // Refresh and page-policy commands, FCFS picks (never kept as a bank's pick), and picks the
+  // issue changed are looked at again next cycle.
+  if (c.queue == nullptr) return now + 1;
+  const int bi = bank_index(c.rank, c.group, c.bank);
+  const RequestQueue::BankPick& p = c.queue->pick(bi);
+  if (!p.valid || p.id != c.id || p.cmd != c.cmd) return now + 1;
+  // Constraints only grow, so this stays a lower bound while the bank's pick stands; the
+  // wake-up it gives skips the cycles at which the bank could not issue anyway.
+  const std::uint64_t at = timing_.earliest(c.cmd, c.rank, c.group, c.bank);
+  c.queue->ready_at(bi) = at;
+  return std::max(at, now + 1);
 }
 
 std::uint64_t ChannelController::active_rank_cycles_at(std::uint64_t now) const {

@@ -6,6 +6,10 @@
 // a row and a column bus) and returns the earliest later cycle at which anything could become
 // legal, so the SystemC wrapper sleeps until then and an idle or stalled channel costs nothing
 // per cycle. Returning a cycle that is too early only costs a wasted step; it is never late.
+// A ready command that another one beat to its bus wakes the channel when the command issued
+// lets it go, not at every cycle until then; and an arriving request needs a step only when
+// enqueue() says it may change what issues (tests/memory/test_dram_wakeups.cpp holds both to
+// issuing exactly what stepping every cycle issues).
 // A channel with no requests does not wake up for refresh: it parks, and the refreshes of the
 // idle stretch are issued (at their own cycles) when the next request arrives or the run ends,
 // so an idle memory neither keeps the simulation alive nor costs events.
@@ -66,9 +70,15 @@ class ChannelController {
   std::size_t room(bool write) const {
     return write ? config_.write_queue - writes_.size() : config_.read_queue - reads_.size();
   }
-  // Queues a request that arrives at `now` (the caller checked room()). A read of data
-  // still in the write queue is answered from there: it returns true and queues nothing.
-  bool enqueue(std::uint64_t tag, const DramAddress& a, bool write, std::uint64_t now);
+  // What enqueue() did with a request.
+  enum class Enqueued {
+    Forwarded,  // a read of data still in the write queue, answered from there: nothing queued
+    Queued,     // queued where it changes no bank's pick nor the drain mode: nothing it could
+                // issue is due before the controller's own next wake-up, so no step is needed
+    Step,       // queued where it may change what issues: step the controller at `now`
+  };
+  // Queues a request that arrives at `now` (the caller checked room()).
+  Enqueued enqueue(std::uint64_t tag, const DramAddress& a, bool write, std::uint64_t now);
   // Issues what is legal at `now`; reads whose data has been scheduled go to `done`.
   std::uint64_t step(std::uint64_t now, std::vector<Completion>& done);
   // Closes residency accounting at the end of the run.
@@ -136,11 +146,17 @@ class ChannelController {
   // moves `next` to when it may be.
   void consider(RequestQueue& q, int bi, std::uint64_t now, std::uint64_t& next, std::optional<Candidate>& row,
                 std::optional<Candidate>& col);
+  // When a ready candidate that was not issued may next be, once this step's commands are
+  // recorded (its bank's new lower bound); at least `now + 1`.
+  std::uint64_t retry_at(const Candidate& c, std::uint64_t now);
   void issue(const Candidate& c, std::uint64_t now, std::vector<Completion>& done, std::uint64_t& next);
   void record(DramCmd cmd, int rank, int group, int bank, std::uint32_t row, std::uint64_t now);
   // Whether a queued request hits the open row of bank `bi`.
   bool queued_hit(int bi) const { return reads_.hits(bi) > 0 || writes_.hits(bi) > 0; }
   void set_queue_levels(std::uint64_t now);
+  // Whether writes drain now: above the high watermark (or when no read waits), until below the
+  // low one.
+  bool drain_mode() const;
   std::uint64_t schedule(std::uint64_t now, std::vector<Completion>& done);  // one step's work
   void catch_up(std::uint64_t now);  // runs the parked (refresh-only) steps before `now`
 
@@ -154,6 +170,7 @@ class ChannelController {
   std::vector<Bank> banks_;
   RequestQueue reads_, writes_;
   std::vector<int> due_;         // scratch: the banks of a queue due at this step
+  std::vector<Candidate> passed_over_;  // scratch: ready candidates of this step not chosen
   std::vector<int> closing_;     // banks with close_pending, in the order they were marked
   std::vector<int> open_banks_;  // per rank
   std::vector<std::uint64_t> active_since_;

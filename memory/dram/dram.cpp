@@ -261,12 +261,12 @@ bool Dram::try_accept(int port, tlm::tlm_generic_payload& gp, std::uint64_t at) 
     Channel& ch = *channels_[a.channel];
     ch.bytes->add(burst);
     (write ? bytes_written_ : bytes_read_).add(burst);
-    const bool forwarded = ch.ctrl->enqueue(tx, a, write, at);
-    if (!write && forwarded && --transactions_[tx].parts_left == 0) {
+    const ChannelController::Enqueued e = ch.ctrl->enqueue(tx, a, write, at);
+    if (e == ChannelController::Enqueued::Forwarded && --transactions_[tx].parts_left == 0) {
       free_transactions_.push_back(tx);
       answer(port, &gp, at);
     }
-    if (!forwarded) wake(ch, at);
+    if (e == ChannelController::Enqueued::Step) wake(ch, at);
   }
   if (write) answer(port, &gp, at);  // posted
   return true;

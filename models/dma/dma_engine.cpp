@@ -1,4 +1,5 @@
 #include "models/dma/dma_engine.h"
+#include "sim/kernel.h"
 
 #include <algorithm>
 
@@ -106,7 +107,7 @@ void DmaEngine::run() {
       r->set_dmi_allowed(false);
       r->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
       ++outstanding_;
-      outstanding_level_.set(last_issue_.to_seconds(), static_cast<double>(outstanding_));
+      outstanding_level_.set(to_seconds(last_issue_), static_cast<double>(outstanding_));
       port_.begin_request(*r);
     }
     queue_.pop_front();
@@ -122,12 +123,12 @@ void DmaEngine::complete(Request& r, const sc_core::sc_time& at) {
     bytes_written_.add(bytes);
   } else {
     bytes_read_.add(bytes);
-    read_latency_.sample((at - r.issued).to_seconds() * 1e9);
+    read_latency_.sample(to_seconds(at - r.issued) * 1e9);
   }
   requests_.add();
-  bandwidth_series_.add(at.to_seconds(), static_cast<double>(bytes));
+  bandwidth_series_.add(to_seconds(at), static_cast<double>(bytes));
   --outstanding_;
-  outstanding_level_.set(at.to_seconds(), static_cast<double>(outstanding_));
+  outstanding_level_.set(to_seconds(at), static_cast<double>(outstanding_));
   std::shared_ptr<Transfer> t = r.transfer;
   r.release();
   if (--t->in_flight == 0 && t->issued_all) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "models/noc/router_cost.h"
+#include "sim/kernel.h"
 
 namespace strata {
 
@@ -95,6 +96,9 @@ void Noc::connect(int initiators) {
     columns_ = given > 0 ? static_cast<int>(given) : static_cast<int>(std::ceil(std::sqrt(cores_)));
   }
   links_.resize(2 * ports_.size() + static_cast<size_t>(mesh_ ? 4 * cores_ : 2 * cores_));
+  for (int core = 0; core < cores_; ++core)
+    for (int port = 0; port < memory_ports(); ++port)
+      for (const bool to_memory : {false, true}) routes_.push_back(path(core, port, to_memory));
   const UnitCost router = router_cost(tech());
   const int routers = mesh_ ? cores_ : 1;
   add_area("routers", routers * router.area_mm2, routers * router.leakage_w);
@@ -133,8 +137,8 @@ std::vector<int> Noc::path(int core, int port, bool to_memory) const {
 }
 
 sc_core::sc_time Noc::traverse(int core, int port, bool to_memory, std::uint64_t bytes, const sc_core::sc_time& start) {
-  double t = start.to_seconds(), waited = 0, serialise = 0;
-  const std::vector<int> links = path(core, port, to_memory);
+  double t = to_seconds(start), waited = 0, serialise = 0;
+  const std::vector<int>& links = route(core, port, to_memory);
   for (int id : links) {
     Link& l = links_[static_cast<size_t>(id)];
     const double ser = static_cast<double>(bytes) * (is_port_link(id) ? port_seconds_per_byte_ : seconds_per_byte_);

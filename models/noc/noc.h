@@ -81,6 +81,11 @@ class Noc : public Component {
   // returns the arrival time at the other end.
   sc_core::sc_time traverse(int core, int port, bool to_memory, std::uint64_t bytes, const sc_core::sc_time& t);
   std::vector<int> path(int core, int port, bool to_memory) const;  // link indices in order
+  // path(), worked out once per route in connect(): traverse() runs for every message.
+  const std::vector<int>& route(int core, int port, bool to_memory) const {
+    return routes_[(static_cast<std::size_t>(core) * ports_.size() + static_cast<std::size_t>(port)) * 2 +
+                   (to_memory ? 1 : 0)];
+  }
   int port_of(const tlm::tlm_generic_payload& gp) const;
   bool is_port_link(int id) const { return id < 2 * memory_ports(); }
 
@@ -99,6 +104,7 @@ class Noc : public Component {
   // Per memory port one link toward memory and one back (2p, 2p + 1); then, in a mesh, 4 per
   // router (E, W, N, S outputs), in a crossbar one in and one out per core.
   std::vector<Link> links_;
+  std::vector<std::vector<int>> routes_;  // route()'s table
   // Looked up and erased, never iterated: a hash map (no order reaches the results).
   std::unordered_map<tlm::tlm_generic_payload*, int> origin_;
   std::uint64_t seq_ = 0;

@@ -318,8 +318,8 @@ TEST(Dram, ReadsOfQueuedWritesAreForwarded) {
   auto p = load_dram_preset("ddr4-3200", {"controller.refresh=none"});
   ControllerHarness h(p->spec, p->controller, true);
   const DramAddress a{0, 1, 2, 3, 40, 5};
-  EXPECT_FALSE(h.ctrl().enqueue(1, a, true, 0));
-  EXPECT_TRUE(h.ctrl().enqueue(2, a, false, 0));
+  EXPECT_EQ(h.ctrl().enqueue(1, a, true, 0), ChannelController::Enqueued::Step);
+  EXPECT_EQ(h.ctrl().enqueue(2, a, false, 0), ChannelController::Enqueued::Forwarded);
   EXPECT_EQ(h.stats().forwarded_reads->count(), 1u);
 }
 

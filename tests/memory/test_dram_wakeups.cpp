@@ -1,6 +1,7 @@
 // The controller's wake-up contract (channel_controller.h): stepping it only at the cycles
-// step() returns, and when a request arrives, must issue exactly the commands, at exactly the
-// cycles, that stepping it at every cycle issues. A wake-up that comes too late would delay a
+// step() returns, and when a request arrives that enqueue() says may change the schedule
+// (Enqueued::Step), must issue exactly the commands, at exactly the cycles, that stepping it at
+// every cycle issues. A wake-up that comes too late would delay a
 // command; this compares the two command traces for every standard, page policy, scheduler and
 // refresh mode on random reads and writes that arrive in bursts with idle gaps.
 #include <fmt/format.h>
@@ -62,8 +63,7 @@ std::vector<std::string> run(const testing::DramPreset& p, const std::vector<Arr
     bool entered = false;
     while (next_in < in.size() && in[next_in].cycle <= now && h.ctrl().room(in[next_in].write) > 0) {
       const Arrival& r = in[next_in];
-      h.ctrl().enqueue(next_in++, r.a, r.write, now);
-      entered = true;
+      entered |= h.ctrl().enqueue(next_in++, r.a, r.write, now) == ChannelController::Enqueued::Step;
     }
     if (every_cycle || entered || now == wake) {
       done.clear();
