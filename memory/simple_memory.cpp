@@ -1,9 +1,10 @@
 #include "memory/simple_memory.h"
-#include "sim/kernel.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
+
+#include "sim/kernel.h"
 
 namespace strata {
 

@@ -20,6 +20,9 @@ ChannelController::ChannelController(const DramSpec& spec, const ControllerConfi
       due_(banks_.size()),
       open_banks_(spec.org.ranks, 0),
       active_since_(spec.org.ranks, 0),
+      drain_high_(std::max<std::size_t>(
+          1, static_cast<std::size_t>(config.write_high * static_cast<double>(config.write_queue)))),
+      drain_low_(static_cast<std::size_t>(config.write_low * static_cast<double>(config.write_queue))),
       refresh_due_(spec.org.ranks),
       refresh_owed_(spec.org.ranks, false),
       refresh_bank_(spec.org.ranks, 0),
@@ -80,11 +83,8 @@ ChannelController::Enqueued ChannelController::enqueue(std::uint64_t tag, const 
 }
 
 bool ChannelController::drain_mode() const {
-  const std::size_t high =
-      std::max<std::size_t>(1, static_cast<std::size_t>(config_.write_high * static_cast<double>(config_.write_queue)));
-  const std::size_t low = static_cast<std::size_t>(config_.write_low * static_cast<double>(config_.write_queue));
-  if (writes_.size() >= high || (reads_.empty() && !writes_.empty())) return true;
-  if (writes_.size() <= low && !reads_.empty()) return false;
+  if (writes_.size() >= drain_high_ || (reads_.empty() && !writes_.empty())) return true;
+  if (writes_.size() <= drain_low_ && !reads_.empty()) return false;
   return draining_;
 }
 

@@ -176,6 +176,7 @@ class ChannelController {
   std::vector<std::uint64_t> active_since_;
   std::uint64_t active_cycles_ = 0;
   bool draining_ = false;
+  std::size_t drain_high_, drain_low_;  // the watermarks in requests
   std::uint64_t parked_ = kIdle;  // the next refresh-only step of an idle channel
 
   // Refresh: per rank, when the next one is due, whether it is owed now, and (per-bank) which

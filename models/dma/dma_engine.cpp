@@ -1,9 +1,10 @@
 #include "models/dma/dma_engine.h"
-#include "sim/kernel.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
+
+#include "sim/kernel.h"
 
 namespace strata {
 

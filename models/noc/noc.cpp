@@ -166,8 +166,8 @@ void Noc::account_analytic(int core, std::uint64_t reads, std::uint64_t writes, 
   // Spread evenly over the ports: the links crossed per message, summed over the ports.
   std::uint64_t to = 0, back = 0;
   for (int p = 0; p < memory_ports(); ++p) {
-    to += static_cast<std::uint64_t>(path(core, p, true).size());
-    back += static_cast<std::uint64_t>(path(core, p, false).size());
+    to += static_cast<std::uint64_t>(route(core, p, true).size());
+    back += static_cast<std::uint64_t>(route(core, p, false).size());
   }
   const auto ports = static_cast<std::uint64_t>(memory_ports());
   // Toward memory: a header per request plus the write data; back: a header plus the read data.
@@ -184,14 +184,11 @@ void Noc::account_analytic(int core, std::uint64_t reads, std::uint64_t writes, 
 
 std::vector<double> Noc::analytic_bandwidth(const std::vector<bool>& active, bool to_memory) const {
   const auto ports = static_cast<std::size_t>(memory_ports());
-  std::vector<std::vector<int>> paths(static_cast<std::size_t>(cores_) * ports);
   std::vector<int> users(links_.size(), 0);
   for (int c = 0; c < cores_; ++c)
-    for (std::size_t p = 0; p < ports; ++p) {
-      auto& route = paths[static_cast<std::size_t>(c) * ports + p] = path(c, static_cast<int>(p), to_memory);
+    for (std::size_t p = 0; p < ports; ++p)
       if (active[static_cast<std::size_t>(c)])
-        for (int id : route) ++users[static_cast<std::size_t>(id)];
-    }
+        for (int id : route(c, static_cast<int>(p), to_memory)) ++users[static_cast<std::size_t>(id)];
   const double link = 1.0 / seconds_per_byte_;
   const double port = params().quantity("memory_port_width") / clock().period().to_seconds();
   std::vector<double> out(static_cast<std::size_t>(cores_), 0);
@@ -199,7 +196,7 @@ std::vector<double> Noc::analytic_bandwidth(const std::vector<bool>& active, boo
     double slowest = std::numeric_limits<double>::infinity();
     for (std::size_t p = 0; p < ports; ++p) {
       double bw = std::numeric_limits<double>::infinity();
-      for (int id : paths[static_cast<std::size_t>(c) * ports + p])
+      for (int id : route(c, static_cast<int>(p), to_memory))
         bw = std::min(bw, (is_port_link(id) ? port : link) / std::max(1, users[static_cast<std::size_t>(id)]));
       slowest = std::min(slowest, bw);
     }
@@ -210,7 +207,7 @@ std::vector<double> Noc::analytic_bandwidth(const std::vector<bool>& active, boo
 
 double Noc::round_trip(int core) const {
   std::size_t hops = 0;
-  for (int p = 0; p < memory_ports(); ++p) hops += path(core, p, true).size() + path(core, p, false).size();
+  for (int p = 0; p < memory_ports(); ++p) hops += route(core, p, true).size() + route(core, p, false).size();
   return static_cast<double>(hops) / memory_ports() * hop_s_ +
          2 * static_cast<double>(header_bytes_) * (seconds_per_byte_ + port_seconds_per_byte_);
 }

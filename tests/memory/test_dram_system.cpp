@@ -20,21 +20,22 @@ using strata::testing::TempDir;
 
 namespace {
 
-json run(const std::string& experiment, const std::vector<std::string>& overrides) {
+// Runs `experiment` with its results in `out` (a scratch folder when empty); returns the summary.
+json run(const std::string& experiment, const std::vector<std::string>& overrides, const std::string& out = "") {
   TempDir d;
   strata::Registry registry;
   strata::register_builtin_kinds(registry);
   const auto resolved = strata::resolve_experiment(experiment, overrides, registry);
   strata::RunOptions options;
-  options.output_dir = d.file("out");
+  options.output_dir = out.empty() ? d.file("out") : out;
   options.progress = strata::ProgressMode::Off;
   const auto result = strata::run_experiment(resolved, registry, options);
   return json(result.summary);
 }
 
-json run_shipped(const std::string& name, std::vector<std::string> overrides) {
+json run_shipped(const std::string& name, std::vector<std::string> overrides, const std::string& out = "") {
   overrides.push_back("sim.check_protocol=true");
-  return run(source_path("configs/experiments/" + name + ".yaml"), overrides);
+  return run(source_path("configs/experiments/" + name + ".yaml"), overrides, out);
 }
 
 }  // namespace
@@ -59,15 +60,7 @@ TEST(DramSystem, Ddr4MixedReadWriteLandsBetweenThePeers) {
   // the peers (before, 12% more ACTs and 17.4 GB/s).
   TempDir d;
   const auto out = d.file("out");
-  strata::Registry registry;
-  strata::register_builtin_kinds(registry);
-  const auto resolved = strata::resolve_experiment(
-      source_path("configs/experiments/dram-ddr4-random.yaml"),
-      {"workload.requests=300000", "workload.read_fraction=0.6667", "sim.check_protocol=true"}, registry);
-  strata::RunOptions options;
-  options.output_dir = out;
-  options.progress = strata::ProgressMode::Off;
-  const json s = strata::run_experiment(resolved, registry, options).summary;
+  const json s = run_shipped("dram-ddr4-random", {"workload.requests=300000", "workload.read_fraction=0.6667"}, out);
   EXPECT_GE(s["bandwidth_gbps"].get<double>(), 18.88 * 0.97);
   EXPECT_LE(s["bandwidth_gbps"].get<double>(), 19.45 * 1.03);
   const json stats = strata::testing::json_file(out + "/stats.json");
@@ -172,14 +165,8 @@ TEST(DramSystem, TimelineShowsEveryCommand) {
   // The timeline opens after elaboration (it waits for the result folder); the DRAM installs its
   // per-command tracing while it is built, so it asks whether one was requested.
   TempDir d;
-  strata::Registry registry;
-  strata::register_builtin_kinds(registry);
-  const auto resolved = strata::resolve_experiment(source_path("configs/experiments/dram-ddr4-random.yaml"),
-                                                   {"workload.requests=200", "sim.timeline=true"}, registry);
-  strata::RunOptions options;
-  options.output_dir = d.file("out");
-  options.progress = strata::ProgressMode::Off;
-  strata::run_experiment(resolved, registry, options);
+  run(source_path("configs/experiments/dram-ddr4-random.yaml"), {"workload.requests=200", "sim.timeline=true"},
+      d.file("out"));
   const json t = strata::testing::json_file(d.file("out/timeline.json"));
   std::map<std::string, int> commands;
   for (const json& e : t["traceEvents"])
