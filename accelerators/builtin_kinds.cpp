@@ -1,5 +1,6 @@
 #include "accelerators/builtin_kinds.h"
 
+#include "accelerators/gpu/register_kinds.h"
 #include "accelerators/npu/register_kinds.h"
 #include "accelerators/package/register_kinds.h"
 #include "memory/register_kinds.h"
@@ -14,6 +15,7 @@ void register_builtin_kinds(Registry& registry) {
   register_memory_kinds(registry);
   register_workload_kinds(registry);
   register_npu_kinds(registry);
+  register_gpu_kinds(registry);
   register_package_kinds(registry);
   register_rtl_kinds(registry);
 }

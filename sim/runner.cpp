@@ -44,6 +44,7 @@ nlohmann::ordered_json build_summary(const ResolvedExperiment& exp, const SimCon
     if (count) s[f.key] = static_cast<std::uint64_t>(v);
     else s[f.key] = v;
   }
+  for (const auto& [key, text] : ctx.summary_texts()) s[key] = text;
   return s;
 }
 

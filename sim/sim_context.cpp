@@ -16,6 +16,15 @@ std::mt19937_64 SimContext::rng(const std::string& stream) const {
   return std::mt19937_64(XXH3_64bits_withSeed(stream.data(), stream.size(), seed_));
 }
 
+void SimContext::report_text(const std::string& key, std::string value) {
+  for (auto& [k, v] : summary_texts_)
+    if (k == key) {
+      v = std::move(value);
+      return;
+    }
+  summary_texts_.emplace_back(key, std::move(value));
+}
+
 void SimContext::report(std::string key, std::string stat, std::string field, double scale) {
   SummaryField f{std::move(key), std::move(stat), std::move(field), scale};
   for (SummaryField& old : summary_)

@@ -77,6 +77,10 @@ class SimContext {
   // package of devices reports its own latency_s over its devices').
   void report(std::string key, std::string stat, std::string field = "value", double scale = 1);
   const std::vector<SummaryField>& summary_fields() const { return summary_; }
+  // A summary.json figure that is text, not a statistic (a benchmark's unit); a later report of
+  // the same key replaces it.
+  void report_text(const std::string& key, std::string value);
+  const std::vector<std::pair<std::string, std::string>>& summary_texts() const { return summary_texts_; }
 
   // Input errors found while simulating (a corrupt trace line read on demand) cannot unwind
   // through the SystemC kernel cleanly: the process records the first one and stops issuing
@@ -98,6 +102,7 @@ class SimContext {
   std::vector<std::shared_ptr<void>> kept_;
   std::map<std::string, std::shared_ptr<const TechTable>> tech_;
   std::vector<SummaryField> summary_;
+  std::vector<std::pair<std::string, std::string>> summary_texts_;
   std::optional<InputError> failure_;
 };
 

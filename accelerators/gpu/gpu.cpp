@@ -1,0 +1,272 @@
+#include "accelerators/gpu/gpu.h"
+
+#include <queue>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "sim/input_error.h"
+
+namespace strata {
+
+namespace {
+
+const KindSpec& sm_spec() {
+  static const KindSpec spec = [] {
+    KindSpec s;
+    s.name = "sm";
+    s.category = "section";
+    s.description = "one streaming multiprocessor: sub-cores, occupancy limits, pipes and shared memory";
+    s.add(param::integer("sub_cores", "processing blocks, each with a warp scheduler issuing one warp instruction per cycle")
+              .def("4")
+              .range("1", "8"));
+    s.add(param::integer("max_warps", "resident warps per SM").def("64").range("1", "256"));
+    s.add(param::integer("max_ctas", "resident CTAs per SM").def("32").range("1", "256"));
+    s.add(param::integer("max_threads_per_cta", "threads a CTA may have").def("1024").range("32", "4096"));
+    s.add(param::integer("registers", "32-bit registers per SM, split evenly over the sub-cores").def("65536").range("1024", "1048576"));
+    s.add(param::integer("max_registers_per_cta", "registers one CTA may hold").def("65536").range("1024", "1048576"));
+    s.add(param::integer("max_registers_per_thread", "registers one thread may use").def("255").range("16", "1024"));
+    s.add(param::integer("register_granularity", "registers per warp are allocated in units of this").def("256").range("1", "4096"));
+    s.add(param::quantity("shared_memory", UnitFamily::Size, "the shared-memory carve-out of the L1/shared array")
+              .def("228 KiB")
+              .range("0 B", "16 MiB"));
+    s.add(param::quantity("max_shared_per_cta", UnitFamily::Size, "shared memory one CTA may use").def("227 KiB").range("0 B", "16 MiB"));
+    s.add(param::quantity("shared_reserved_per_cta", UnitFamily::Size, "shared memory the system reserves in every CTA")
+              .def("1 KiB")
+              .range("0 B", "64 KiB"));
+    s.add(param::quantity("shared_granularity", UnitFamily::Size, "shared memory per CTA is allocated in units of this")
+              .def("128 B")
+              .range("1 B", "64 KiB"));
+    s.add(param::choice("scheduler", {"gto", "lrr", "cggty"},
+                        "gto: greedy then oldest; lrr: loose round robin; cggty: compiler-guided greedy then youngest "
+                        "(stay on a warp until its yield bit, then the youngest ready warp)")
+              .def("gto"));
+    s.add(param::choice("dependences", {"scoreboard", "control_bits"},
+                        "scoreboard: a per-register scoreboard; control_bits: the compiler's stall counts and "
+                        "dependence counters carried by each instruction")
+              .def("scoreboard"));
+    const auto lanes = [&](const char* pipe, const char* def) {
+      s.add(param::real(fmt::format("{}_lanes", pipe),
+                        fmt::format("{} lanes per sub-core (a warp instruction holds the pipe 32 / lanes cycles; "
+                                    "0.5: two sub-cores share one lane)",
+                                    pipe))
+                .def(def)
+                .range("0.125", "64"));
+    };
+    const auto latency = [&](const char* pipe, const char* def) {
+      s.add(param::integer(fmt::format("{}_latency", pipe), fmt::format("cycles from a {} instruction's issue to a dependent one's", pipe))
+                .def(def)
+                .range("1", "1000"));
+    };
+    lanes("int", "16");
+    lanes("fp32", "32");
+    lanes("fp64", "16");
+    lanes("sfu", "4");
+    latency("int", "4");
+    latency("fp32", "4");
+    latency("fp64", "8");
+    latency("sfu", "21");
+    s.add(param::integer("shared_banks", "shared-memory banks; one access per bank per cycle").def("32").range("1", "128"));
+    s.add(param::quantity("bank_width", UnitFamily::Size, "bytes per bank access").def("4 B").range("1 B", "64 B"));
+    s.add(param::integer("shared_latency", "cycles from a conflict-free shared load's issue to its data").def("30").range("1", "1000"));
+    return s;
+  }();
+  return spec;
+}
+
+const KindSpec& tensor_spec() {
+  static const KindSpec spec = [] {
+    KindSpec s;
+    s.name = "tensor_core";
+    s.category = "section";
+    s.description = "the tensor core of each sub-core";
+    s.add(param::integer("macs_per_cycle", "dense multiply-accumulates per cycle per sub-core at rate 1 (FP16)")
+              .def("512")
+              .range("1", "1048576"));
+    s.add(param::format_rates("rates",
+                              "MACs per cycle of each operand format relative to macs_per_cycle, as format=rate "
+                              "(tf32=0.5, int8=2); formats not listed have no tensor path")
+              .def("fp16=1, bf16=1"));
+    s.add(param::integer("mma_latency", "pipeline cycles of a synchronous mma after its MACs (dependent latency = MACs / rate + this)")
+              .def("24")
+              .range("0", "1000"));
+    s.add(param::integer("wgmma_latency",
+                         "pipeline cycles of an asynchronous warp-group wgmma after its MACs; 0: no wgmma (before Hopper)")
+              .def("0")
+              .range("0", "1000"));
+    s.add(param::integer("wgmma_issue", "cycles a wgmma keeps its warp from issuing again").def("4").range("1", "100"));
+    s.add(param::boolean("sparsity", "2:4 structured sparsity of A: twice the MACs per cycle").def("true"));
+    return s;
+  }();
+  return spec;
+}
+
+SmLimits read_limits(const Params& p) {
+  SmLimits l;
+  l.sub_cores = static_cast<int>(p.integer("sub_cores"));
+  l.max_warps = static_cast<int>(p.integer("max_warps"));
+  l.max_ctas = static_cast<int>(p.integer("max_ctas"));
+  l.max_threads_per_cta = static_cast<int>(p.integer("max_threads_per_cta"));
+  l.registers = static_cast<std::uint32_t>(p.integer("registers"));
+  l.max_registers_per_cta = static_cast<std::uint32_t>(p.integer("max_registers_per_cta"));
+  l.max_registers_per_thread = static_cast<int>(p.integer("max_registers_per_thread"));
+  l.register_granularity = static_cast<int>(p.integer("register_granularity"));
+  l.shared_bytes = static_cast<std::uint64_t>(p.quantity("shared_memory"));
+  l.max_shared_per_cta = static_cast<std::uint64_t>(p.quantity("max_shared_per_cta"));
+  l.shared_reserved_per_cta = static_cast<std::uint64_t>(p.quantity("shared_reserved_per_cta"));
+  l.shared_granularity = static_cast<std::uint64_t>(p.quantity("shared_granularity"));
+  return l;
+}
+
+SmTiming read_timing(const Params& sm, const Params& tc) {
+  SmTiming t;
+  t.sub_cores = static_cast<int>(sm.integer("sub_cores"));
+  const std::string& sched = sm.string("scheduler");
+  t.scheduler = sched == "lrr"     ? SmTiming::Scheduler::Lrr
+                : sched == "cggty" ? SmTiming::Scheduler::Cggty
+                                   : SmTiming::Scheduler::Gto;
+  t.dependences = sm.string("dependences") == "control_bits" ? SmTiming::Dependences::ControlBits
+                                                              : SmTiming::Dependences::Scoreboard;
+  t.int_lanes = sm.real("int_lanes");
+  t.fp32_lanes = sm.real("fp32_lanes");
+  t.fp64_lanes = sm.real("fp64_lanes");
+  t.sfu_lanes = sm.real("sfu_lanes");
+  t.int_latency = static_cast<int>(sm.integer("int_latency"));
+  t.fp32_latency = static_cast<int>(sm.integer("fp32_latency"));
+  t.fp64_latency = static_cast<int>(sm.integer("fp64_latency"));
+  t.sfu_latency = static_cast<int>(sm.integer("sfu_latency"));
+  t.shared_banks = static_cast<int>(sm.integer("shared_banks"));
+  t.bank_bytes = static_cast<int>(sm.quantity("bank_width"));
+  t.shared_latency = static_cast<int>(sm.integer("shared_latency"));
+  const auto base = static_cast<double>(tc.integer("macs_per_cycle"));
+  for (const auto& [format, rate] : tc.format_rates("rates")) t.tensor_macs[format] = base * rate;
+  t.mma_latency = static_cast<int>(tc.integer("mma_latency"));
+  t.wgmma_latency = static_cast<int>(tc.integer("wgmma_latency"));
+  t.wgmma_issue = static_cast<int>(tc.integer("wgmma_issue"));
+  t.sparsity = tc.flag("sparsity");
+  return t;
+}
+
+}  // namespace
+
+KindSpec Gpu::spec() {
+  KindSpec s;
+  s.name = "gpu";
+  s.description = "an NVIDIA-class GPU: streaming multiprocessors with sub-cores, tensor cores and shared memory";
+  s.with_clock();  // the SM clock sustained under load (not only the boost clock)
+  s.add(param::integer("sms", "streaming multiprocessors").def("132").range("1", "1024"));
+  s.slot(SlotSpec{"sm", "one streaming multiprocessor", "section", "", false, &sm_spec()});
+  s.slot(SlotSpec{"tensor_core", "the tensor core of each sub-core", "section", "", false, &tensor_spec()});
+  s.provides(kGpuRole);
+  return s;
+}
+
+Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx)
+    : Component(name, cfg, ctx),
+      sms_(static_cast<int>(params().integer("sms"))),
+      limits_(read_limits(cfg.child("sm").params)),
+      timing_(read_timing(cfg.child("sm").params, cfg.child("tensor_core").params)),
+      kernels_(counter("kernels", "kernels", "kernels run")),
+      ctas_(counter("ctas", "CTAs", "CTAs run")),
+      warp_instructions_(counter("warp_instructions", "instructions", "warp instructions issued")),
+      sm_busy_cycles_(counter("sm_busy_cycles", "cycles", "SM-cycles with a CTA resident, summed over SMs")) {
+  if (limits_.max_shared_per_cta > limits_.shared_bytes)
+    throw InputError(cfg.child("sm").params.where("max_shared_per_cta"), cfg.path + ".sm.max_shared_per_cta",
+                     "is larger than the SM's shared_memory");
+  for (int i = 0; i < sms_; ++i) cores_.push_back(std::make_unique<SmCore>(timing_));
+  ctx.report("warp_instructions", stat_name("warp_instructions"));
+  SC_HAS_PROCESS(Gpu);
+  SC_THREAD(run);
+}
+
+Gpu::~Gpu() = default;
+
+void Gpu::launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done) {
+  Pending p;
+  p.occupancy = occupancy(limits_, kernel.threads_per_cta(), kernel.registers_per_thread, kernel.shared_bytes);
+  p.kernel = std::move(kernel);
+  p.done = std::move(done);
+  queue_.push_back(std::move(p));
+  launched_.notify(sc_core::SC_ZERO_TIME);
+}
+
+KernelRun Gpu::run_kernel(const Pending& p, std::uint64_t start) {
+  const KernelLaunch& k = p.kernel;
+  KernelRun r;
+  r.start_cycle = r.end_cycle = start;
+  r.occupancy = p.occupancy;
+  r.waves = waves(k.ctas(), p.occupancy, sms_);
+  const int warps = static_cast<int>(k.warps_per_cta());
+  std::uint64_t next = 0;
+  const std::uint64_t total = k.ctas();
+  // Breadth-first: every SM gets a CTA before any gets a second.
+  for (int round = 0; round < p.occupancy.ctas_per_sm && next < total; ++round)
+    for (int s = 0; s < sms_ && next < total; ++s, ++next) cores_[static_cast<std::size_t>(s)]->add_cta(*k.program, warps, start);
+  using Event = std::pair<std::uint64_t, int>;  // (cycle a CTA completes, SM)
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
+  int finished = 0;
+  for (int s = 0; s < sms_; ++s) {
+    const std::uint64_t c = cores_[static_cast<std::size_t>(s)]->run(SmCore::kNever, finished);
+    if (c != SmCore::kNever) events.emplace(c, s);
+  }
+  while (!events.empty()) {
+    const auto [cycle, s] = events.top();
+    events.pop();
+    r.end_cycle = std::max(r.end_cycle, cycle);
+    SmCore& core = *cores_[static_cast<std::size_t>(s)];
+    if (next < total) {
+      core.add_cta(*k.program, warps, cycle);
+      ++next;
+    }
+    const std::uint64_t c = core.run(SmCore::kNever, finished);
+    if (c != SmCore::kNever) events.emplace(c, s);
+  }
+  std::uint64_t instructions = 0;
+  for (const auto& c : cores_) instructions += c->counts().warp_instructions;
+  r.warp_instructions = instructions - warp_instructions_.count();
+  warp_instructions_.add(r.warp_instructions);
+  ctas_.add(total);
+  kernels_.add();
+  return r;
+}
+
+void Gpu::run() {
+  for (;;) {
+    while (queue_.empty()) wait(launched_);
+    running_ = true;
+    Pending p = std::move(queue_.front());
+    queue_.pop_front();
+    const std::uint64_t start = clock().cycle_at(clock().next_edge(sc_core::sc_time_stamp()));
+    const KernelRun r = run_kernel(p, start);
+    wait(clock().time_of(r.end_cycle) - sc_core::sc_time_stamp());
+    running_ = false;
+    p.done(r);
+  }
+}
+
+void Gpu::finalize(const sc_core::sc_time& end) {
+  SmCounts total;
+  for (const auto& c : cores_) {
+    const SmCounts& s = c->counts();
+    for (int op = 0; op < 10; ++op) total.by_op[op] += s.by_op[op];
+    for (const auto& [f, n] : s.tensor_macs) total.tensor_macs[f] += n;
+    total.shared_wavefronts += s.shared_wavefronts;
+    total.shared_bytes += s.shared_bytes;
+    total.busy_cycles += s.busy_cycles;
+  }
+  sm_busy_cycles_.add(total.busy_cycles);
+  for (int op = 0; op < 10; ++op)
+    if (total.by_op[op] > 0)
+      counter(fmt::format("instructions.{}", warp_op_name(static_cast<WarpOp>(op))), "instructions",
+              fmt::format("{} warp instructions issued", warp_op_name(static_cast<WarpOp>(op))))
+          .add(total.by_op[op]);
+  for (const auto& [f, n] : total.tensor_macs)
+    counter(fmt::format("tensor_macs.{}", f), "MACs", fmt::format("tensor-core MACs in {}", f)).add(n);
+  counter("shared_wavefronts", "wavefronts", "shared-memory wavefronts (one access per bank each)").add(total.shared_wavefronts);
+  counter("shared_bytes", "B", "bytes moved by shared-memory instructions").add(total.shared_bytes);
+  const double cycles = static_cast<double>(clock().cycle_at(end));
+  scalar("sm_utilization", "fraction", "SM-cycles with a CTA resident over SMs x cycles")
+      .set(cycles > 0 ? static_cast<double>(total.busy_cycles) / (cycles * sms_) : 0);
+}
+
+}  // namespace strata

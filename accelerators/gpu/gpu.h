@@ -1,0 +1,74 @@
+// Component kind `gpu`: an NVIDIA-class GPU of `sms` streaming multiprocessors (sm_core.h), each
+// with four sub-cores, their pipes and tensor cores, and shared memory. Kernels launched on it
+// run in launch order; each kernel's CTAs are placed on SMs under the CUDA occupancy rules
+// (occupancy.h), breadth-first over the SMs, and a CTA that completes gives its SM the next
+// waiting CTA at that cycle (ties in SM order, so runs are deterministic).
+//
+// Not modelled yet (issue 21 lands in steps): global memory (L1, L2, crossbar, HBM through
+// memory/dram/), asynchronous copies, clusters, streams and launch overhead; energy and area.
+// Keys are documented in spec() and its sections.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "accelerators/gpu/occupancy.h"
+#include "accelerators/gpu/sm_core.h"
+#include "sim/component.h"
+#include "workloads/gpu/warp_program.h"
+
+namespace strata {
+
+inline constexpr const char* kGpuRole = "gpu";
+
+// What one kernel did.
+struct KernelRun {
+  std::uint64_t start_cycle = 0, end_cycle = 0;
+  Occupancy occupancy;
+  std::uint64_t waves = 0;
+  std::uint64_t warp_instructions = 0;
+  std::uint64_t cycles() const { return end_cycle - start_cycle; }
+};
+
+class Gpu : public Component {
+ public:
+  static KindSpec spec();
+  Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
+  ~Gpu() override;
+
+  // Queues a kernel; `done` runs inside the simulation when its last CTA completes. Throws
+  // std::invalid_argument when the kernel cannot launch (its CTA does not fit an SM).
+  void launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done);
+  int sms() const { return sms_; }
+  const SmLimits& limits() const { return limits_; }
+  const SmTiming& timing() const { return timing_; }
+  bool idle() const { return queue_.empty() && !running_; }
+  void finalize(const sc_core::sc_time& end) override;
+
+ private:
+  struct Pending {
+    KernelLaunch kernel;
+    Occupancy occupancy;
+    std::function<void(const KernelRun&)> done;
+  };
+  void run();  // SC_THREAD: runs the queued kernels one after another
+  KernelRun run_kernel(const Pending& p, std::uint64_t start);
+
+  int sms_;
+  SmLimits limits_;
+  SmTiming timing_;
+  std::vector<std::unique_ptr<SmCore>> cores_;
+  std::deque<Pending> queue_;
+  bool running_ = false;
+  sc_core::sc_event launched_;
+  SmCounts before_;  // the counts of the kernels already run (for per-kernel figures)
+
+  Counter& kernels_;
+  Counter& ctas_;
+  Counter& warp_instructions_;
+  Counter& sm_busy_cycles_;
+};
+
+}  // namespace strata

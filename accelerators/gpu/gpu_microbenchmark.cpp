@@ -1,0 +1,290 @@
+#include "accelerators/gpu/gpu_microbenchmark.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "accelerators/gpu/control_bits.h"
+#include "sim/input_error.h"
+#include "sim/kernel.h"
+#include "sim/number_format.h"
+
+namespace strata {
+
+namespace {
+
+WarpInstruction op(WarpOp o, std::uint8_t dst, std::vector<std::uint8_t> src) {
+  WarpInstruction in;
+  in.op = o;
+  in.dst[0] = dst;
+  for (std::size_t i = 0; i < src.size() && i < in.src.size(); ++i) in.src[i] = src[i];
+  return in;
+}
+
+WarpOp pipe_op(const std::string& pipe) {
+  if (pipe == "int") return WarpOp::Int;
+  if (pipe == "fp32") return WarpOp::Fp32;
+  if (pipe == "fp64") return WarpOp::Fp64;
+  if (pipe == "sfu") return WarpOp::Sfu;
+  throw MicrobenchmarkError("pipe", fmt::format("pipe '{}': one of int, fp32, fp64, sfu", pipe));
+}
+
+void parse_shape(const std::string& shape, WarpInstruction& in) {
+  unsigned m = 0, n = 0, k = 0;
+  char rest = 0;
+  if (std::sscanf(shape.c_str(), "m%un%uk%u%c", &m, &n, &k, &rest) != 3 || m == 0 || n == 0 || k == 0 || m > 256 ||
+      n > 256 || k > 256)
+    throw MicrobenchmarkError("shape", fmt::format("shape '{}': write it as mMnNkK, such as m16n8k16", shape));
+  in.m = static_cast<std::uint16_t>(m);
+  in.n = static_cast<std::uint16_t>(n);
+  in.k = static_cast<std::uint16_t>(k);
+}
+
+}  // namespace
+
+Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming& t) {
+  auto program = std::make_shared<WarpProgram>();
+  WarpProgram& p = *program;
+  p.iterations = c.iterations;
+  Microbenchmark b;
+  const auto iterations = static_cast<double>(c.iterations);
+  int warps = c.warps;
+  const auto tensor = [&](WarpOp o, std::uint8_t acc, std::uint8_t a, std::uint8_t bb) {
+    WarpInstruction in = op(o, acc, {acc, a, bb});
+    const NumberFormat* f = find_number_format(c.format);
+    if (!f) throw MicrobenchmarkError("format", fmt::format("'{}' is not a number format", c.format));
+    if (!t.tensor_macs.count(f->name))
+      throw MicrobenchmarkError("format", fmt::format("the tensor core has no {} path (tensor_core.macs_per_cycle)", f->name));
+    if (c.sparse && !t.sparsity) throw MicrobenchmarkError("sparse", "the tensor core has no 2:4 structured sparsity");
+    p.formats = {f->name};
+    in.format = 0;
+    in.sparse = c.sparse;
+    if (o == WarpOp::Mma) {
+      parse_shape(c.shape, in);
+    } else {
+      // wgmma: M = 64 per warp group, K = 32 bytes of the operand format, N from 8 to 256.
+      if (c.n < 8 || c.n > 256 || c.n % 8 != 0)
+        throw MicrobenchmarkError("n", fmt::format("{}: a wgmma's N is 8 to 256 in steps of 8", c.n));
+      in.m = 64;
+      in.n = static_cast<std::uint16_t>(c.n);
+      in.k = static_cast<std::uint16_t>(256 / f->element_bits * (c.sparse ? 2 : 1));
+    }
+    return in;
+  };
+  const std::string& kind = c.benchmark;
+  if (kind == "ffma_chain") {
+    p.body = {op(WarpOp::Fp32, 0, {0, 1, 2})};
+    b.unit = "cycles";
+    b.count = iterations;
+    warps = warps ? warps : 1;
+  } else if (kind == "issue_rate") {
+    const WarpOp o = pipe_op(c.pipe);
+    for (std::uint8_t r = 0; r < 8; ++r) p.body.push_back(op(o, r, {r, 8, 9}));
+    warps = warps ? warps : 32;
+    b.unit = "thread ops/clk/SM";
+    b.latency = false;
+    b.count = iterations * 8 * warps * 32;
+  } else if (kind == "mma_chain") {
+    p.body = {tensor(WarpOp::Mma, 0, 1, 2)};
+    b.unit = "cycles";
+    b.count = iterations;
+    warps = warps ? warps : 1;
+  } else if (kind == "mma_rate") {
+    for (std::uint8_t r = 0; r < 4; ++r) p.body.push_back(tensor(WarpOp::Mma, r, 4, 5));
+    warps = warps ? warps : 16;
+    b.unit = "MAC/clk/SM";
+    b.latency = false;
+    b.count = iterations * 4 * warps * static_cast<double>(p.body[0].macs());
+  } else if (kind == "wgmma_chain" || kind == "wgmma_rate") {
+    if (t.wgmma_latency == 0)
+      throw MicrobenchmarkError("benchmark", "this GPU has no wgmma (its tensor_core.wgmma_latency is 0)");
+    WarpInstruction wait;
+    wait.op = WarpOp::WgmmaWait;
+    if (kind == "wgmma_chain") {
+      wait.pending = 0;
+      p.body = {tensor(WarpOp::Wgmma, 0, 1, 2), wait};
+      b.unit = "cycles";
+      b.count = iterations;
+    } else {
+      // One wgmma waiting while the next runs keeps the tensor cores busy.
+      wait.pending = 1;
+      for (std::uint8_t r = 0; r < 4; ++r) {
+        p.body.push_back(tensor(WarpOp::Wgmma, r, 4, 5));
+        p.body.push_back(wait);
+      }
+      WarpInstruction drain = wait;
+      drain.pending = 0;
+      p.epilogue = {drain};
+      b.unit = "MAC/clk/SM";
+      b.latency = false;
+    }
+    warps = warps ? warps : 4;
+    if (warps % 4 != 0) throw MicrobenchmarkError("warps", fmt::format("{}: a wgmma runs on whole warp groups of 4", warps));
+    if (!b.latency) b.count = iterations * 4 * (warps / 4) * static_cast<double>(p.body[0].macs());
+  } else if (kind == "shared_chase") {
+    WarpInstruction in = op(WarpOp::Lds, 0, {0});
+    in.lane_stride = 0;  // every lane follows the same pointer
+    in.width = static_cast<std::uint8_t>(c.width);
+    p.body = {in};
+    b.unit = "cycles";
+    b.count = iterations;
+    warps = warps ? warps : 1;
+  } else if (kind == "shared_bandwidth") {
+    for (std::uint8_t r = 0; r < 8; ++r) {
+      WarpInstruction in = op(WarpOp::Lds, r, {8});
+      in.lane_stride = c.lane_stride;
+      in.width = static_cast<std::uint8_t>(c.width);
+      p.body.push_back(in);
+    }
+    warps = warps ? warps : 32;
+    b.unit = "B/clk/SM";
+    b.latency = false;
+    b.count = iterations * 8 * warps * 32 * c.width;
+  } else {
+    throw MicrobenchmarkError("benchmark", fmt::format("'{}' is not known", kind));
+  }
+  if (t.dependences == SmTiming::Dependences::ControlBits) assign_control_bits(p, t);
+  b.kernel.name = kind;
+  b.kernel.block = {static_cast<std::uint32_t>(warps) * 32, 1, 1};
+  b.kernel.grid = {static_cast<std::uint32_t>(c.ctas), 1, 1};
+  b.kernel.registers_per_thread = c.registers;
+  b.kernel.shared_bytes = c.shared;
+  b.kernel.program = program;
+  return b;
+}
+
+// Launches the benchmark's kernel at the start of the run and turns its run into the figure.
+class MicrobenchmarkDriver : public Component {
+ public:
+  MicrobenchmarkDriver(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, Gpu& gpu, Microbenchmark b,
+                       double reference)
+      : Component(name, cfg, ctx),
+        gpu_(gpu),
+        bench_(std::move(b)),
+        reference_(reference),
+        measured_(scalar("measured", bench_.unit, "the benchmark's figure")),
+        cycles_(scalar("kernel_cycles", "cycles", "the kernel's cycles, first issue to last completion")),
+        completion_(scalar("completion_time", "s", "when the kernel completed")),
+        ctas_per_sm_(scalar("ctas_per_sm", "CTAs", "CTAs an SM holds at once (occupancy)")),
+        waves_(scalar("waves", "waves", "rounds of CTAs over the SMs")) {
+    ctx.report("measured", stat_name("measured"));
+    ctx.report_text("unit", bench_.unit);
+    if (reference_ > 0) {
+      scalar("reference", bench_.unit, "the published figure").set(reference_);
+      error_ = &scalar("error", "fraction", "(measured - reference) / reference");
+      ctx.report("reference", stat_name("reference"));
+      ctx.report("error", stat_name("error"));
+    }
+    ctx.report("latency_s", stat_name("completion_time"));
+    ctx.report("ctas_per_sm", stat_name("ctas_per_sm"));
+    ctx.report("waves", stat_name("waves"));
+    SC_HAS_PROCESS(MicrobenchmarkDriver);
+    SC_THREAD(start);
+  }
+  bool finished() const { return finished_; }
+
+ private:
+  void start() {
+    gpu_.launch(bench_.kernel, [this](const KernelRun& r) {
+      const double cycles = static_cast<double>(r.cycles());
+      const double ctas = static_cast<double>(bench_.kernel.ctas());
+      const double sms = std::min(ctas, static_cast<double>(gpu_.sms()));
+      const double measured = bench_.latency ? cycles / bench_.count / static_cast<double>(r.waves)
+                                             : bench_.count * ctas / sms / cycles;
+      measured_.set(measured);
+      if (error_) error_->set((measured - reference_) / reference_);
+      cycles_.set(cycles);
+      completion_.set(to_seconds(sc_core::sc_time_stamp()));
+      ctas_per_sm_.set(r.occupancy.ctas_per_sm);
+      waves_.set(static_cast<double>(r.waves));
+      finished_ = true;
+    });
+  }
+  Gpu& gpu_;
+  Microbenchmark bench_;
+  double reference_;
+  Scalar& measured_;
+  Scalar& cycles_;
+  Scalar& completion_;
+  Scalar& ctas_per_sm_;
+  Scalar& waves_;
+  Scalar* error_ = nullptr;
+  bool finished_ = false;
+};
+
+KindSpec GpuMicrobenchmarkWorkload::spec() {
+  KindSpec s;
+  s.name = "gpu_microbenchmark";
+  s.description = "a GPU unit microbenchmark (dependent chains, issue rates, tensor-core rates, shared memory) and its figure";
+  s.add(param::choice("benchmark",
+                      {"ffma_chain", "issue_rate", "mma_chain", "mma_rate", "wgmma_chain", "wgmma_rate", "shared_chase",
+                       "shared_bandwidth"},
+                      "what to measure (see docs/gpu.md): *_chain a dependent latency in cycles, *_rate a throughput per "
+                      "SM, shared_bandwidth bytes per cycle per SM"));
+  s.add(param::choice("pipe", {"int", "fp32", "fp64", "sfu"}, "issue_rate: the pipe its instructions use").def("fp32"));
+  s.add(param::string("format", "tensor benchmarks: the operand number format (fp16, bf16, tf32, fp8_e4m3, int8, int4, ...)")
+            .def("fp16"));
+  s.add(param::string("shape", "mma benchmarks: the mma.sync shape, mMnNkK").def("m16n8k16"));
+  s.add(param::integer("n", "wgmma benchmarks: N of m64nNkK (K is 32 bytes of the format)").def("128").range("8", "256"));
+  s.add(param::boolean("sparse", "tensor benchmarks: 2:4 structured sparsity of A").def("false"));
+  s.add(param::integer("iterations", "loop iterations of the kernel's body").def("4096").range("1", "1000000000"));
+  s.add(param::integer("warps", "warps of the CTA; 0: the benchmark's own (1 for chains, 4 for wgmma, 16-32 for rates)")
+            .def("0")
+            .range("0", "64"));
+  s.add(param::quantity("lane_stride", UnitFamily::Size, "shared_bandwidth: bytes between neighbouring lanes' addresses")
+            .def("4 B")
+            .range("0 B", "4 KiB"));
+  s.add(param::quantity("width", UnitFamily::Size, "shared benchmarks: bytes each lane loads (4, 8 or 16)").def("4 B").range("1 B", "16 B"));
+  s.add(param::integer("ctas", "CTAs in the grid (one SM runs one CTA by default)").def("1").range("1", "4294967295"));
+  s.add(param::integer("registers", "registers per thread (occupancy)").def("32").range("1", "1024"));
+  s.add(param::quantity("shared", UnitFamily::Size, "shared memory per CTA (occupancy)").def("0 B").range("0 B", "16 MiB"));
+  s.add(param::real("reference", "the published figure in the benchmark's unit, to report the error against; 0: none")
+            .def("0")
+            .range("0", "1e12"));
+  return s;
+}
+
+GpuMicrobenchmarkWorkload::GpuMicrobenchmarkWorkload(const ValidatedNode& cfg, SimContext& ctx) : cfg_(cfg), ctx_(ctx) {
+  const Params& p = cfg.params;
+  config_.benchmark = p.string("benchmark");
+  config_.pipe = p.string("pipe");
+  config_.format = p.string("format");
+  config_.shape = p.string("shape");
+  config_.n = static_cast<int>(p.integer("n"));
+  config_.sparse = p.flag("sparse");
+  config_.iterations = static_cast<std::uint64_t>(p.integer("iterations"));
+  config_.warps = static_cast<int>(p.integer("warps"));
+  config_.lane_stride = static_cast<int>(p.quantity("lane_stride"));
+  config_.width = static_cast<int>(p.quantity("width"));
+  config_.ctas = static_cast<std::uint64_t>(p.integer("ctas"));
+  config_.registers = static_cast<std::uint32_t>(p.integer("registers"));
+  config_.shared = static_cast<std::uint64_t>(p.quantity("shared"));
+}
+
+GpuMicrobenchmarkWorkload::~GpuMicrobenchmarkWorkload() = default;
+
+void GpuMicrobenchmarkWorkload::bind(Component& hardware) {
+  Gpu* gpu = dynamic_cast<Gpu*>(&hardware);
+  if (!gpu)
+    throw InputError(cfg_.loc, "workload.kind",
+                     fmt::format("gpu_microbenchmark needs a gpu; hardware kind '{}' is not one", hardware.config().spec->name));
+  Microbenchmark b;
+  try {
+    b = make_microbenchmark(config_, gpu->timing());
+  } catch (const MicrobenchmarkError& e) {
+    throw InputError(cfg_.params.where(e.key), "workload." + e.key, e.what());
+  }
+  try {
+    occupancy(gpu->limits(), b.kernel.threads_per_cta(), b.kernel.registers_per_thread, b.kernel.shared_bytes);
+  } catch (const OccupancyError& e) {
+    const std::string key = e.limit == "registers" ? "registers" : e.limit == "shared_memory" ? "shared" : "warps";
+    throw InputError(cfg_.params.where(key), "workload." + key, e.what());
+  }
+  driver_ = std::make_unique<MicrobenchmarkDriver>("workload", cfg_, ctx_, *gpu, std::move(b), cfg_.params.real("reference"));
+}
+
+bool GpuMicrobenchmarkWorkload::finished() const { return driver_ && driver_->finished(); }
+
+}  // namespace strata

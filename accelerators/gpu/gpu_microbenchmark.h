@@ -1,0 +1,80 @@
+// Workload kind `gpu_microbenchmark`: the unit-level kernels GPU papers measure hardware with,
+// as warp programs for the `gpu` kind, and the figure each one measures:
+//   ffma_chain        dependent FFMAs in one warp                 latency, cycles
+//   issue_rate        independent ops of one pipe, many warps      thread ops per cycle per SM
+//   mma_chain         dependent mma.sync in one warp               latency, cycles
+//   mma_rate          independent mma.sync, many warps             MACs per cycle per SM
+//   wgmma_chain       wgmma + wait_group 0 in one warp group       issue to completion, cycles
+//   wgmma_rate        wgmmas kept in flight by one warp group      MACs per cycle per SM
+//   shared_chase      dependent shared loads (a pointer chase)     latency, cycles
+//   shared_bandwidth  independent shared loads at a lane stride    bytes per cycle per SM
+// By default one CTA runs on one SM. With `ctas` (and the CTA's `registers` and `shared`
+// memory) the grid spreads over the SMs under the occupancy rules: a rate then counts every
+// CTA's work per SM in use, a latency is per wave. summary.json gets `measured`, `unit`, and
+// with a `reference` the `reference` and the relative `error`, plus the kernel's CTAs per SM
+// (`ctas_per_sm`) and `waves`.
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "accelerators/gpu/gpu.h"
+#include "sim/workload.h"
+
+namespace strata {
+
+struct MicrobenchmarkConfig {
+  std::string benchmark = "ffma_chain";
+  std::string pipe = "fp32";    // issue_rate: int, fp32, fp64, sfu
+  std::string format = "fp16";  // tensor benchmarks
+  std::string shape = "m16n8k16";  // mma: mMnNkK
+  int n = 128;                  // wgmma: N (M = 64; K from the format: 32 bytes of it)
+  bool sparse = false;
+  std::uint64_t iterations = 4096;
+  int warps = 0;                // per CTA; 0: the benchmark's own choice
+  int lane_stride = 4;          // shared_bandwidth: bytes between lanes' addresses
+  int width = 4;                // shared access bytes per lane
+  std::uint64_t ctas = 1;       // the grid
+  std::uint32_t registers = 32;  // per thread
+  std::uint64_t shared = 0;     // bytes per CTA
+};
+
+// The kernel a benchmark runs on an SM of timing `t` (the control bits set for it), and what
+// its result counts: the unit and how to turn a run into the measured figure.
+struct Microbenchmark {
+  KernelLaunch kernel;
+  std::string unit;
+  // measured = count / cycles / SMs in use for rates, cycles / count / waves for latencies;
+  // count is one CTA's.
+  bool latency = true;
+  double count = 1;
+};
+// A setting the benchmark cannot run with, and the workload key that holds it.
+class MicrobenchmarkError : public std::invalid_argument {
+ public:
+  MicrobenchmarkError(std::string key, const std::string& what) : std::invalid_argument(what), key(std::move(key)) {}
+  std::string key;
+};
+// Throws MicrobenchmarkError for a shape, format or warp count the benchmark cannot have on an
+// SM of timing `t`.
+Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming& t);
+
+class MicrobenchmarkDriver;
+
+class GpuMicrobenchmarkWorkload : public Workload {
+ public:
+  static KindSpec spec();
+  GpuMicrobenchmarkWorkload(const ValidatedNode& cfg, SimContext& ctx);
+  ~GpuMicrobenchmarkWorkload() override;
+  void bind(Component& hardware) override;
+  bool finished() const override;
+
+ private:
+  const ValidatedNode& cfg_;
+  SimContext& ctx_;
+  MicrobenchmarkConfig config_;
+  std::unique_ptr<MicrobenchmarkDriver> driver_;
+};
+
+}  // namespace strata

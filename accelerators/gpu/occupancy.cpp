@@ -1,0 +1,66 @@
+#include "accelerators/gpu/occupancy.h"
+
+#include <algorithm>
+#include <climits>
+
+#include <fmt/format.h>
+
+namespace strata {
+
+namespace {
+
+std::uint64_t round_up(std::uint64_t v, std::uint64_t unit) { return (v + unit - 1) / unit * unit; }
+
+}  // namespace
+
+int Occupancy::warps_per_sm() const { return ctas_per_sm * warps_per_cta; }
+
+Occupancy occupancy(const SmLimits& sm, std::uint32_t threads, std::uint32_t regs_per_thread, std::uint64_t shared) {
+  if (threads == 0 || static_cast<int>(threads) > sm.max_threads_per_cta)
+    throw OccupancyError("threads", fmt::format("{} threads per CTA: the SM takes 1 to {}", threads, sm.max_threads_per_cta));
+  if (static_cast<int>(regs_per_thread) > sm.max_registers_per_thread)
+    throw OccupancyError("registers",
+                         fmt::format("{} registers per thread: at most {}", regs_per_thread, sm.max_registers_per_thread));
+  Occupancy o;
+  const int warps = static_cast<int>((threads + 31) / 32);
+  o.warps_per_cta = warps;
+  o.by_warps = sm.max_warps / warps;
+  o.by_ctas = sm.max_ctas;
+
+  // Registers: per warp, rounded up to the allocation unit; a sub-core's file holds a whole
+  // number of warps. The launch check assumes the CTA's warps spread over every sub-core.
+  const std::uint64_t per_warp = round_up(std::uint64_t{regs_per_thread} * 32, static_cast<std::uint64_t>(sm.register_granularity));
+  const std::uint64_t assumed = per_warp * round_up(static_cast<std::uint64_t>(warps), static_cast<std::uint64_t>(sm.sub_cores));
+  if (assumed > sm.max_registers_per_cta || per_warp * static_cast<std::uint64_t>(warps) > sm.max_registers_per_cta)
+    throw OccupancyError("registers", fmt::format("{} registers per thread x {} threads is more than a CTA may hold ({})",
+                                                  regs_per_thread, threads, sm.max_registers_per_cta));
+  if (per_warp == 0) {
+    o.by_registers = INT_MAX;
+  } else {
+    const std::uint64_t per_sub_core = sm.registers / static_cast<std::uint64_t>(sm.sub_cores) / per_warp;
+    o.by_registers = static_cast<int>(per_sub_core * static_cast<std::uint64_t>(sm.sub_cores)) / warps;
+  }
+
+  // Shared memory, with the system's reserve, in allocation units.
+  const std::uint64_t per_cta = round_up(shared + sm.shared_reserved_per_cta, sm.shared_granularity);
+  if (shared > sm.max_shared_per_cta || per_cta > sm.shared_bytes)
+    throw OccupancyError("shared_memory",
+                         fmt::format("{} B of shared memory per CTA: at most {} B", shared, sm.max_shared_per_cta));
+  o.by_shared = per_cta == 0 ? INT_MAX : static_cast<int>(sm.shared_bytes / per_cta);
+
+  o.ctas_per_sm = std::min({o.by_warps, o.by_ctas, o.by_registers, o.by_shared});
+  o.limiter = o.ctas_per_sm == o.by_warps      ? "warps"
+              : o.ctas_per_sm == o.by_ctas     ? "ctas"
+              : o.ctas_per_sm == o.by_registers ? "registers"
+                                               : "shared_memory";
+  if (o.ctas_per_sm == 0)
+    throw OccupancyError(o.limiter, fmt::format("the kernel's CTA does not fit an SM (limited by {})", o.limiter));
+  return o;
+}
+
+std::uint64_t waves(std::uint64_t ctas, const Occupancy& o, int sms) {
+  const std::uint64_t per_wave = static_cast<std::uint64_t>(o.ctas_per_sm) * static_cast<std::uint64_t>(sms);
+  return per_wave == 0 ? 0 : (ctas + per_wave - 1) / per_wave;
+}
+
+}  // namespace strata

@@ -1,0 +1,53 @@
+// How many CTAs of a kernel an SM holds at once, by the CUDA occupancy rules (the CUDA
+// occupancy calculator, cuda_occupancy.h): the least of the warp-slot, CTA-slot, register and
+// shared-memory limits. Registers are allocated per warp in units of `register_granularity`
+// and per sub-core (a warp's registers live in its sub-core's file); shared memory per CTA in
+// units of `shared_granularity`, plus the CTA's reserved shared memory. Waves: how many rounds
+// of `ctas_per_sm x sms` the grid takes.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace strata {
+
+struct SmLimits {
+  int sub_cores = 4;
+  int max_warps = 64;
+  int max_ctas = 32;
+  int max_threads_per_cta = 1024;
+  std::uint32_t registers = 65536;  // 32-bit registers per SM
+  std::uint32_t max_registers_per_cta = 65536;
+  int max_registers_per_thread = 255;
+  int register_granularity = 256;  // registers per warp are allocated in units of this
+  std::uint64_t shared_bytes = 228 * 1024;  // the shared-memory carve-out per SM
+  std::uint64_t max_shared_per_cta = 227 * 1024;
+  std::uint64_t shared_reserved_per_cta = 1024;  // taken by the system in every CTA (CUDA 11+, sm_80+)
+  std::uint64_t shared_granularity = 128;
+};
+
+struct Occupancy {
+  int ctas_per_sm = 0;  // 0: the kernel cannot launch
+  int by_warps = 0, by_ctas = 0, by_registers = 0, by_shared = 0;
+  std::string limiter;  // "warps", "ctas", "registers", "shared_memory" (the first that binds)
+  int warps_per_sm() const;  // active warps at full occupancy
+  int warps_per_cta = 0;
+};
+
+// Why a kernel cannot run on an SM at all: `limit` is "threads", "registers" or
+// "shared_memory", the resource one CTA asks too much of.
+class OccupancyError : public std::invalid_argument {
+ public:
+  OccupancyError(std::string limit, const std::string& what) : std::invalid_argument(what), limit(std::move(limit)) {}
+  std::string limit;
+};
+
+// Throws OccupancyError when the kernel cannot run on the SM at all.
+Occupancy occupancy(const SmLimits& sm, std::uint32_t threads_per_cta, std::uint32_t registers_per_thread,
+                    std::uint64_t shared_bytes_per_cta);
+
+// Rounds of ctas_per_sm x sms CTAs the grid needs.
+std::uint64_t waves(std::uint64_t ctas, const Occupancy& o, int sms);
+
+}  // namespace strata

@@ -1,0 +1,14 @@
+#include "accelerators/gpu/register_kinds.h"
+
+#include "accelerators/gpu/gpu.h"
+#include "accelerators/gpu/gpu_microbenchmark.h"
+#include "sim/registry.h"
+
+namespace strata {
+
+void register_gpu_kinds(Registry& r) {
+  r.add_component<Gpu>();
+  r.add_workload<GpuMicrobenchmarkWorkload>();
+}
+
+}  // namespace strata

@@ -1,0 +1,343 @@
+#include "accelerators/gpu/sm_core.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace strata {
+
+namespace {
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+SmCore::SmCore(const SmTiming& t) : t_(t), subs_(static_cast<std::size_t>(t.sub_cores)) {}
+
+double SmCore::tensor_rate(const std::string& format) const {
+  const auto it = t_.tensor_macs.find(format);
+  if (it == t_.tensor_macs.end() || it->second <= 0)
+    throw std::invalid_argument(fmt::format("the tensor core has no rate for {}", format));
+  return it->second;
+}
+
+std::uint64_t SmCore::tensor_cycles(const WarpInstruction& in, double dense_rate) const {
+  // A wgmma's warp group spreads its 64 rows over the four warps' sub-cores: a quarter each.
+  const std::uint64_t macs = in.op == WarpOp::Wgmma ? in.macs() / 4 : in.macs();
+  const double rate = dense_rate * (in.sparse ? 2.0 : 1.0);
+  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(static_cast<double>(macs) / rate)));
+}
+
+int SmCore::wavefronts(const WarpInstruction& in) const {
+  // Lanes reading the same word share it (broadcast); distinct words in one bank take one
+  // wavefront each.
+  std::vector<std::uint64_t> words;
+  const std::uint64_t per_lane = std::max<std::uint64_t>(1, ceil_div(in.width, static_cast<std::uint64_t>(t_.bank_bytes)));
+  for (int lane = 0; lane < 32; ++lane) {
+    if (!(in.active_mask >> lane & 1u)) continue;
+    const std::int64_t address = static_cast<std::int64_t>(in.base) + std::int64_t{in.lane_stride} * lane;
+    const std::uint64_t first = static_cast<std::uint64_t>(std::max<std::int64_t>(0, address)) / static_cast<std::uint64_t>(t_.bank_bytes);
+    for (std::uint64_t w = 0; w < per_lane; ++w) words.push_back(first + w);
+  }
+  std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+  std::vector<int> per_bank(static_cast<std::size_t>(t_.shared_banks), 0);
+  int most = 1;
+  for (std::uint64_t w : words) most = std::max(most, ++per_bank[w % static_cast<std::uint64_t>(t_.shared_banks)]);
+  return most;
+}
+
+int SmCore::pipe_cycles(WarpOp op) const {
+  const auto per = [](double lanes) { return static_cast<int>(std::ceil(32.0 / lanes - 1e-9)); };
+  switch (op) {
+    case WarpOp::Int: return per(t_.int_lanes);
+    case WarpOp::Fp32: return per(t_.fp32_lanes);
+    case WarpOp::Fp64: return per(t_.fp64_lanes);
+    case WarpOp::Sfu: return per(t_.sfu_lanes);
+    default: return 1;
+  }
+}
+
+int SmCore::fixed_latency(WarpOp op) const {
+  switch (op) {
+    case WarpOp::Int: return t_.int_latency;
+    case WarpOp::Fp32: return t_.fp32_latency;
+    case WarpOp::Fp64: return t_.fp64_latency;
+    case WarpOp::Sfu: return t_.sfu_latency;
+    default: return 1;
+  }
+}
+
+std::uint64_t SmCore::pipe_free(const SubCore& s, WarpOp op) const {
+  switch (op) {
+    case WarpOp::Int: return s.int_free;
+    case WarpOp::Fp32: return s.fp32_free;
+    case WarpOp::Fp64: return s.fp64_free;
+    case WarpOp::Sfu: return s.sfu_free;
+    case WarpOp::Mma:
+    case WarpOp::Wgmma: return s.tensor_free;
+    default: return 0;
+  }
+}
+
+std::uint64_t& SmCore::pipe(SubCore& s, WarpOp op) {
+  switch (op) {
+    case WarpOp::Int: return s.int_free;
+    case WarpOp::Fp32: return s.fp32_free;
+    case WarpOp::Fp64: return s.fp64_free;
+    case WarpOp::Sfu: return s.sfu_free;
+    default: return s.tensor_free;
+  }
+}
+
+int SmCore::add_cta(const WarpProgram& program, int warps, std::uint64_t at) {
+  if (live_ctas_ == 0) {
+    now_ = std::max(now_, at);
+    resident_since_ = now_;
+  }
+  auto [rates, fresh] = rates_.try_emplace(&program);
+  if (fresh)
+    for (const std::string& f : program.formats) rates->second.push_back(t_.tensor_macs.count(f) ? t_.tensor_macs.at(f) : 0);
+  int id;
+  if (!free_ctas_.empty()) {
+    id = free_ctas_.back();
+    free_ctas_.pop_back();
+  } else {
+    id = static_cast<int>(ctas_.size());
+    ctas_.emplace_back();
+  }
+  ctas_[static_cast<std::size_t>(id)] = Cta{warps, at, true};
+  ++live_ctas_;
+  ++counts_.ctas;
+  std::size_t max_reg = 0;
+  for (const auto* part : {&program.prologue, &program.body, &program.epilogue})
+    for (const WarpInstruction& in : *part) {
+      for (std::uint8_t r : in.dst)
+        if (r != kNoReg) max_reg = std::max<std::size_t>(max_reg, r + 1u);
+      for (std::uint8_t r : in.src)
+        if (r != kNoReg) max_reg = std::max<std::size_t>(max_reg, r + 1u);
+    }
+  for (int i = 0; i < warps; ++i) {
+    int wi;
+    if (!free_warps_.empty()) {
+      wi = free_warps_.back();
+      free_warps_.pop_back();
+    } else {
+      wi = static_cast<int>(warps_.size());
+      warps_.emplace_back();
+    }
+    Warp& w = warps_[static_cast<std::size_t>(wi)];
+    w = Warp{};
+    w.program = &program;
+    w.rates = &rates->second;
+    w.end = program.instructions();
+    w.cta = id;
+    w.age = age_++;
+    w.next_issue = at;
+    w.reg_ready.assign(max_reg, 0);
+    w.active = true;
+    subs_[static_cast<std::size_t>(next_sub_)].warps.push_back(wi);
+    next_sub_ = (next_sub_ + 1) % t_.sub_cores;
+    if (w.end == 0) retire(wi, at);
+  }
+  return id;
+}
+
+std::uint64_t SmCore::ready_at(const Warp& w, const SubCore& s) const {
+  if (!w.active || w.pc >= w.end) return kNever;
+  const WarpInstruction& in = w.program->at(w.pc);
+  std::uint64_t t = w.next_issue;
+  if (t_.dependences == SmTiming::Dependences::Scoreboard) {
+    for (std::uint8_t r : in.src)
+      if (r != kNoReg) t = std::max(t, w.reg_ready[r]);
+    for (std::uint8_t r : in.dst)
+      if (r != kNoReg) t = std::max(t, w.reg_ready[r]);
+  } else {
+    for (int b = 0; b < 6; ++b)
+      if (in.wait_mask >> b & 1u) t = std::max(t, w.barrier_clear[b]);
+  }
+  if (in.op == WarpOp::WgmmaWait && w.wgmma.size() > in.pending)
+    t = std::max(t, w.wgmma[w.wgmma.size() - in.pending - 1]);
+  return std::max(t, pipe_free(s, in.op));
+}
+
+int SmCore::pick(SubCore& s, std::uint64_t now, std::uint64_t& soonest) const {
+  int best = -1;
+  const std::size_t n = s.warps.size();
+  // LRR starts after the warp issued last; GTO and CGGTY keep it while it can issue.
+  std::size_t start = 0;
+  if (s.last >= 0) {
+    const auto it = std::find(s.warps.begin(), s.warps.end(), s.last);
+    if (it != s.warps.end()) {
+      const std::size_t pos = static_cast<std::size_t>(it - s.warps.begin());
+      const Warp& last = warps_[static_cast<std::size_t>(s.last)];
+      const bool greedy = t_.scheduler == SmTiming::Scheduler::Gto ||
+                          (t_.scheduler == SmTiming::Scheduler::Cggty && !last.yielded);
+      if (greedy) {
+        const std::uint64_t r = ready_at(last, s);
+        if (r <= now) {
+          // The others' ready cycles still bound the next wake-up; this warp issues now.
+          for (int wi : s.warps)
+            if (wi != s.last) {
+              const std::uint64_t o = ready_at(warps_[static_cast<std::size_t>(wi)], s);
+              if (o > now) soonest = std::min(soonest, o);
+            }
+          return s.last;
+        }
+      }
+      start = t_.scheduler == SmTiming::Scheduler::Lrr ? pos + 1 : 0;
+    }
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    const int wi = s.warps[(start + k) % n];
+    const Warp& w = warps_[static_cast<std::size_t>(wi)];
+    const std::uint64_t r = ready_at(w, s);
+    if (r > now) {
+      soonest = std::min(soonest, r);
+      continue;
+    }
+    if (best < 0) {
+      best = wi;
+      if (t_.scheduler == SmTiming::Scheduler::Lrr) {
+        // The rest only bound the next wake-up.
+        for (std::size_t j = k + 1; j < n; ++j) {
+          const std::uint64_t o = ready_at(warps_[static_cast<std::size_t>(s.warps[(start + j) % n])], s);
+          if (o > now) soonest = std::min(soonest, o);
+        }
+        return best;
+      }
+      continue;
+    }
+    const std::uint64_t age = w.age, best_age = warps_[static_cast<std::size_t>(best)].age;
+    // GTO: the oldest ready warp; CGGTY: the youngest.
+    if (t_.scheduler == SmTiming::Scheduler::Gto ? age < best_age : age > best_age) best = wi;
+  }
+  return best;
+}
+
+void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
+  Warp& w = warps_[static_cast<std::size_t>(wi)];
+  const WarpInstruction& in = w.program->at(w.pc);
+  if (on_issue_) on_issue_(now, static_cast<int>(&s - subs_.data()), w.age, in);
+  ++counts_.warp_instructions;
+  ++counts_.by_op[static_cast<int>(in.op)];
+  std::uint64_t done = now + 1;
+  switch (in.op) {
+    case WarpOp::Int:
+    case WarpOp::Fp32:
+    case WarpOp::Fp64:
+    case WarpOp::Sfu:
+      pipe(s, in.op) = now + static_cast<std::uint64_t>(pipe_cycles(in.op));
+      done = now + static_cast<std::uint64_t>(fixed_latency(in.op));
+      break;
+    case WarpOp::Mma:
+    case WarpOp::Wgmma: {
+      const double rate = (*w.rates)[in.format];
+      if (rate <= 0) tensor_rate(w.program->formats[in.format]);  // throws, naming the format
+      if (in.sparse && !t_.sparsity) throw std::invalid_argument("the tensor core has no 2:4 structured sparsity");
+      const std::uint64_t busy = tensor_cycles(in, rate);
+      s.tensor_free = now + busy;
+      const bool async = in.op == WarpOp::Wgmma;
+      done = now + busy + static_cast<std::uint64_t>(async ? t_.wgmma_latency : t_.mma_latency);
+      counts_.tensor_macs[w.program->formats[in.format]] += async ? in.macs() / 4 : in.macs();
+      if (async) {
+        w.wgmma.push_back(done);
+        w.next_issue = std::max(w.next_issue, now + static_cast<std::uint64_t>(t_.wgmma_issue));
+      }
+      break;
+    }
+    case WarpOp::WgmmaWait:
+      while (w.wgmma.size() > in.pending) w.wgmma.pop_front();
+      break;
+    case WarpOp::Lds:
+    case WarpOp::Sts: {
+      auto [it, fresh] = wavefronts_.try_emplace(&in, 0);
+      if (fresh) it->second = wavefronts(in);
+      const auto wf = static_cast<std::uint64_t>(it->second);
+      const std::uint64_t start = std::max(now, shared_free_);
+      shared_free_ = start + wf;
+      done = start + static_cast<std::uint64_t>(t_.shared_latency) + wf - 1;
+      counts_.shared_wavefronts += wf;
+      counts_.shared_bytes += static_cast<std::uint64_t>(__builtin_popcount(in.active_mask)) * in.width;
+      break;
+    }
+    case WarpOp::Nop: break;
+  }
+  done = std::max(done, now + 1);
+  if (t_.dependences == SmTiming::Dependences::Scoreboard) {
+    // A wgmma's accumulators are the tensor core's until wgmma.wait_group: wgmmas into the
+    // same accumulators follow each other in its pipeline without waiting.
+    if (in.op != WarpOp::Wgmma)
+      for (std::uint8_t r : in.dst)
+        if (r != kNoReg) w.reg_ready[r] = done;
+    w.next_issue = std::max(w.next_issue, now + 1);
+  } else {
+    if (in.write_barrier >= 0) {
+      std::uint64_t& b = w.barrier_clear[in.write_barrier];
+      b = std::max(b, done);
+    }
+    w.next_issue = std::max(w.next_issue, now + std::max<std::uint64_t>(1, in.stall));
+  }
+  w.yielded = in.yield;
+  w.done_at = std::max(w.done_at, done);
+  s.last = wi;
+  if (++w.pc == w.end) retire(wi, now);
+}
+
+void SmCore::retire(int wi, std::uint64_t at) {
+  Warp& w = warps_[static_cast<std::size_t>(wi)];
+  Cta& c = ctas_[static_cast<std::size_t>(w.cta)];
+  c.done_at = std::max({c.done_at, w.done_at, at + 1});
+  if (--c.warps_left == 0) completing_.emplace_back(c.done_at, w.cta);
+}
+
+std::uint64_t SmCore::run(std::uint64_t until, int& finished) {
+  for (;;) {
+    // A CTA that completes at `now_` is reported before anything issues at `now_`, so its
+    // successor's warps may issue in that cycle.
+    if (!completing_.empty()) {
+      const auto first = std::min_element(completing_.begin(), completing_.end());
+      if (first->first <= now_) {
+        const auto [cycle, id] = *first;
+        completing_.erase(first);
+        for (SubCore& s : subs_) {
+          auto& ws = s.warps;
+          for (std::size_t k = 0; k < ws.size();) {
+            if (warps_[static_cast<std::size_t>(ws[k])].cta == id) {
+              warps_[static_cast<std::size_t>(ws[k])].active = false;
+              free_warps_.push_back(ws[k]);
+              if (s.last == ws[k]) s.last = -1;
+              ws.erase(ws.begin() + static_cast<std::ptrdiff_t>(k));
+            } else {
+              ++k;
+            }
+          }
+        }
+        ctas_[static_cast<std::size_t>(id)].live = false;
+        free_ctas_.push_back(id);
+        if (--live_ctas_ == 0) counts_.busy_cycles += cycle - resident_since_;
+        finished = id;
+        return cycle;
+      }
+    }
+    if (now_ >= until || live_ctas_ == 0) return kNever;
+    std::uint64_t next = kNever;
+    bool issued = false;
+    for (std::size_t i = 0; i < subs_.size(); ++i) {
+      SubCore& s = subs_[i];
+      const int wi = pick(s, now_, next);
+      if (wi >= 0) {
+        issue(wi, s, now_);
+        issued = true;
+      }
+    }
+    if (issued) next = now_ + 1;
+    for (const auto& c : completing_) next = std::min(next, c.first);
+    if (next == kNever) throw std::logic_error("an SM with resident warps has nothing left to wait for");
+    now_ = std::min(next, until);
+  }
+}
+
+}  // namespace strata

@@ -1,0 +1,143 @@
+// The timing of one streaming multiprocessor, free of SystemC so it can be tested and driven on
+// its own: four sub-cores (processing blocks), each with its warps, a warp scheduler issuing at
+// most one warp instruction per cycle, and its pipes (INT32, FP32, FP64, SFU, a tensor core);
+// one shared-memory unit for the SM, with bank conflicts.
+//
+// Every latency here is known when an instruction issues (a pipe's depth, the tensor core's
+// queue, the shared-memory unit's queue), so a warp's next issue cycle is arithmetic: run()
+// visits only the cycles at which some warp can issue, and a warp waiting on a dependence
+// costs nothing until it resolves. Dependences are tracked either by a per-register
+// scoreboard or by the compiler's control bits (stall counts, yield, dependence counters), as
+// the SM's `dependences` key says.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "workloads/gpu/warp_program.h"
+
+namespace strata {
+
+struct SmTiming {
+  enum class Scheduler { Gto, Lrr, Cggty };
+  enum class Dependences { Scoreboard, ControlBits };
+  int sub_cores = 4;
+  Scheduler scheduler = Scheduler::Gto;
+  Dependences dependences = Dependences::Scoreboard;
+  // Lanes per sub-core (a warp instruction holds its pipe 32 / lanes cycles) and the cycles
+  // from issue to a dependent instruction's issue.
+  double int_lanes = 16, fp32_lanes = 32, fp64_lanes = 16, sfu_lanes = 4;
+  int int_latency = 4, fp32_latency = 4, fp64_latency = 8, sfu_latency = 21;
+  // Shared memory: banks of bank_bytes, one wavefront (one access per bank) per cycle, and
+  // the cycles from issue to the data of a conflict-free load.
+  int shared_banks = 32, bank_bytes = 4, shared_latency = 30;
+  // Tensor core per sub-core: dense MACs per cycle by number format, pipeline cycles after the
+  // MACs of a synchronous mma, and of an asynchronous wgmma (0 wgmma_latency: no wgmma).
+  std::map<std::string, double> tensor_macs;
+  int mma_latency = 24;
+  int wgmma_latency = 0;
+  int wgmma_issue = 4;  // cycles a wgmma keeps its warp from issuing again
+  bool sparsity = true;  // 2:4 structured sparsity: twice the rate
+};
+
+// What an SM counts (the component turns them into statistics).
+struct SmCounts {
+  std::uint64_t warp_instructions = 0;
+  std::uint64_t by_op[10] = {};
+  std::map<std::string, std::uint64_t> tensor_macs;  // by format
+  std::uint64_t shared_wavefronts = 0, shared_bytes = 0;
+  std::uint64_t busy_cycles = 0;  // cycles with at least one resident warp
+  std::uint64_t ctas = 0;
+};
+
+class SmCore {
+ public:
+  static constexpr std::uint64_t kNever = ~std::uint64_t{0};
+  explicit SmCore(const SmTiming& t);
+
+  // Makes a CTA of `warps` warps running `program` resident from cycle `at` (its warps go to the
+  // sub-cores round-robin, continuing where the last CTA stopped). Returns its handle.
+  int add_cta(const WarpProgram& program, int warps, std::uint64_t at);
+  // Simulates until the next CTA completes, or `until`; returns the cycle of that completion
+  // (the CTA's handle in `finished`), or kNever when no CTA completes before `until`.
+  std::uint64_t run(std::uint64_t until, int& finished);
+  bool empty() const { return live_ctas_ == 0; }
+  const SmCounts& counts() const { return counts_; }
+  // Calls `f` at every issue with the cycle, the sub-core, the warp's arrival number (0 for
+  // the SM's first warp) and its instruction (tests, timelines); unset, it costs one branch.
+  void observe(std::function<void(std::uint64_t, int, std::uint64_t, const WarpInstruction&)> f) {
+    on_issue_ = std::move(f);
+  }
+  // Wavefronts a shared access of this pattern takes (distinct words in its busiest bank).
+  int wavefronts(const WarpInstruction& in) const;
+  // Cycles a tensor instruction keeps its sub-core's tensor core busy. Throws
+  // std::invalid_argument when the core has no rate for its format.
+  std::uint64_t tensor_cycles(const WarpInstruction& in, double dense_rate) const;
+  // The tensor core's dense MACs per cycle in `format`; throws std::invalid_argument when it
+  // has none.
+  double tensor_rate(const std::string& format) const;
+
+ private:
+  struct Warp {
+    const WarpProgram* program = nullptr;
+    std::uint64_t pc = 0, end = 0;
+    int cta = -1;
+    std::uint64_t age = 0;            // order of arrival (GTO: oldest first; CGGTY: youngest)
+    std::uint64_t next_issue = 0;     // stall counts, issue spacing
+    std::uint64_t done_at = 0;        // latest completion of its issued instructions
+    std::vector<std::uint64_t> reg_ready;  // scoreboard: when each register's value is ready
+    std::uint64_t barrier_clear[6] = {};  // control bits: when each dependence counter returns to 0
+    std::deque<std::uint64_t> wgmma;  // completion cycles of its wgmmas in flight
+    const std::vector<double>* rates = nullptr;  // tensor MACs per cycle by the program's format index
+    bool yielded = false;             // its last instruction set the yield bit (CGGTY)
+    bool active = false;
+  };
+  struct SubCore {
+    std::vector<int> warps;  // indices into warps_
+    int last = -1;           // the warp issued last (GTO, LRR, CGGTY)
+    std::uint64_t int_free = 0, fp32_free = 0, fp64_free = 0, sfu_free = 0, tensor_free = 0;
+  };
+  struct Cta {
+    int warps_left = 0;
+    std::uint64_t done_at = 0;
+    bool live = false;
+  };
+
+  // When warp `w`'s next instruction may issue (kNever: the warp has finished).
+  std::uint64_t ready_at(const Warp& w, const SubCore& s) const;
+  std::uint64_t& pipe(SubCore& s, WarpOp op);
+  std::uint64_t pipe_free(const SubCore& s, WarpOp op) const;
+  int pipe_cycles(WarpOp op) const;
+  int fixed_latency(WarpOp op) const;
+  void issue(int wi, SubCore& s, std::uint64_t now);
+  // Picks the warp sub-core `s` issues at `now` (-1: none ready); `soonest` gets the earliest
+  // later cycle one of its warps may.
+  int pick(SubCore& s, std::uint64_t now, std::uint64_t& soonest) const;
+  void retire(int wi, std::uint64_t at);
+
+  SmTiming t_;
+  std::vector<Warp> warps_;
+  std::vector<int> free_warps_;
+  std::vector<SubCore> subs_;
+  std::vector<Cta> ctas_;
+  std::vector<int> free_ctas_;
+  int live_ctas_ = 0;
+  int next_sub_ = 0;
+  std::uint64_t age_ = 0;
+  std::uint64_t now_ = 0;
+  std::uint64_t shared_free_ = 0;
+  std::uint64_t resident_since_ = 0;
+  // CTAs whose last warp retired, by completion cycle (a warp retires when it issues its last
+  // instruction; its CTA completes when every result is in).
+  std::vector<std::pair<std::uint64_t, int>> completing_;
+  SmCounts counts_;
+  std::map<const WarpProgram*, std::vector<double>> rates_;     // per program, by format index
+  std::map<const WarpInstruction*, int> wavefronts_;           // per shared-memory instruction
+  std::function<void(std::uint64_t, int, std::uint64_t, const WarpInstruction&)> on_issue_;
+};
+
+}  // namespace strata

@@ -1,0 +1,173 @@
+// Whole GPU runs through the strata binary: every shipped microbenchmark experiment against its
+// reference figure, the tensor-core peak of every precision of the three presets, occupancy and
+// waves of a grid, determinism, and bad inputs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+namespace strata::testing {
+namespace {
+
+nlohmann::json run_summary(const std::string& args) {
+  TempDir dir;
+  const CommandResult r = run_strata("run -q " + args + " -o '" + dir.file("out") + "'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  return r.code == 0 ? json_file(dir.file("out/summary.json")) : nlohmann::json::object();
+}
+
+// An experiment running `workload` (a YAML flow mapping's body) on the GPU preset `preset`.
+std::string experiment(const TempDir& dir, const std::string& preset, const std::string& workload) {
+  return "'" + dir.write("e.yaml", "name: gpu\nhardware: {extends: " + source_path("configs/hardware/gpu/" + preset + ".yaml") +
+                                     "}\nworkload: {kind: gpu_microbenchmark, " + workload + "}\n") + "'";
+}
+
+// The tolerances of the validation ladder (../shared/reference/gpu.md, section 7): a latency
+// within 5%; a throughput within 10% of its peak and never above it.
+void expect_within_tolerance(const nlohmann::json& s, const std::string& what) {
+  ASSERT_TRUE(s.contains("measured") && s.contains("reference") && s.contains("error") && s.contains("unit")) << what;
+  const double error = s["error"].get<double>();
+  if (s["unit"] == "cycles") {
+    EXPECT_LE(std::abs(error), 0.05) << what << ": " << s.dump();
+  } else {
+    EXPECT_LE(s["measured"].get<double>(), s["reference"].get<double>()) << what << ": above the peak";
+    EXPECT_GE(error, -0.10) << what << ": " << s.dump();
+  }
+  EXPECT_GT(s["warp_instructions"].get<double>(), 0) << what;
+}
+
+TEST(GpuRuns, EveryMicrobenchmarkExampleLandsWithinItsTolerance) {
+  int checked = 0;
+  for (const auto& e : std::filesystem::directory_iterator(source_path("configs/experiments"))) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("gpu-ubench-", 0) != 0) continue;
+    expect_within_tolerance(run_summary("'" + e.path().string() + "'"), name);
+    ++checked;
+  }
+  EXPECT_GE(checked, 7);
+}
+
+TEST(GpuRuns, TensorPeaksOfEveryPrecision) {
+  // Dense MACs per cycle per SM, ../shared/reference/gpu.md section 2.1 ([E] from vendor peaks).
+  struct Case {
+    std::string preset, benchmark, format;
+    double peak;
+  };
+  const std::vector<Case> cases = {
+      {"h100-sxm", "wgmma_rate", "fp16", 2048},    {"h100-sxm", "wgmma_rate", "bf16", 2048},
+      {"h100-sxm", "wgmma_rate", "tf32", 1024},    {"h100-sxm", "wgmma_rate", "fp8_e4m3", 4096},
+      {"h100-sxm", "wgmma_rate", "fp8_e5m2", 4096}, {"h100-sxm", "wgmma_rate", "int8", 4096},
+      {"a100-sxm", "mma_rate", "fp16", 1024},      {"a100-sxm", "mma_rate", "bf16", 1024},
+      {"a100-sxm", "mma_rate", "tf32", 512},       {"a100-sxm", "mma_rate", "int8", 2048},
+      {"a100-sxm", "mma_rate", "int4", 4096},      {"rtx-a6000", "mma_rate", "fp16", 512},
+      {"rtx-a6000", "mma_rate", "tf32", 256},      {"rtx-a6000", "mma_rate", "int8", 1024},
+  };
+  for (const Case& c : cases) {
+    TempDir dir;
+    // mma shapes by format (PTX ISA): 16-bit m16n8k16, tf32 m16n8k8, 8-bit m16n8k32, 4-bit m16n8k64.
+    const std::string shape = c.format == "tf32"   ? "m16n8k8"
+                              : c.format == "int8" ? "m16n8k32"
+                              : c.format == "int4" ? "m16n8k64"
+                                                   : "m16n8k16";
+    const std::string exp = experiment(dir, c.preset,
+                                       "benchmark: " + c.benchmark + ", format: " + c.format + ", shape: " + shape +
+                                           ", iterations: 256, reference: " + std::to_string(c.peak));
+    expect_within_tolerance(run_summary(exp), c.preset + " " + c.format);
+  }
+  // 2:4 sparsity doubles the rate.
+  const nlohmann::json sparse = run_summary("configs/experiments/gpu-ubench-tensor-rate.yaml --set workload.sparse=true");
+  EXPECT_NEAR(sparse["measured"].get<double>(), 4096, 4096 * 0.01);
+}
+
+TEST(GpuRuns, Fp32IssueRateOfEachPreset) {
+  // FP32 lanes per SM [E]: H100 128, A100 64, RTX A6000 128.
+  for (const auto& [preset, lanes] : std::vector<std::pair<std::string, double>>{
+           {"h100-sxm", 128}, {"a100-sxm", 64}, {"rtx-a6000", 128}}) {
+    TempDir dir;
+    expect_within_tolerance(
+        run_summary(experiment(dir, preset, "benchmark: issue_rate, pipe: fp32, iterations: 512, reference: " +
+                                                std::to_string(lanes))),
+        preset);
+  }
+}
+
+TEST(GpuRuns, GridOccupancyAndWavesFollowTheCudaRules) {
+  // One warp a CTA with 200 registers a thread: 6400 a warp, two per sub-core, 8 CTAs an SM
+  // (registers bind before the 32 CTA slots); 2113 CTAs on 132 SMs is 1056 a wave: 3 waves.
+  // Each SM's CTAs run their FFMA chains side by side, so every wave takes the chain's time.
+  TempDir dir;
+  const nlohmann::json s = run_summary(
+      experiment(dir, "h100-sxm", "benchmark: ffma_chain, ctas: 2113, registers: 200, iterations: 256, reference: 4"));
+  EXPECT_EQ(s["ctas_per_sm"].get<double>(), 8);
+  EXPECT_EQ(s["waves"].get<double>(), 3);
+  EXPECT_DOUBLE_EQ(s["measured"].get<double>(), 4.0);
+  EXPECT_EQ(s["warp_instructions"].get<double>(), 2113.0 * 256);
+  // Shared memory binding instead: 100 KiB + 1 KiB reserved a CTA, two in 228 KiB.
+  const nlohmann::json shared = run_summary("configs/experiments/gpu-ubench-wgmma-latency.yaml --set workload.shared=100KiB");
+  EXPECT_EQ(shared["ctas_per_sm"].get<double>(), 2);
+}
+
+TEST(GpuRuns, RunsAreDeterministic) {
+  const nlohmann::json a = run_summary("configs/experiments/gpu-ubench-tensor-rate.yaml");
+  const nlohmann::json b = run_summary("configs/experiments/gpu-ubench-tensor-rate.yaml");
+  EXPECT_EQ(a["measured"], b["measured"]);
+  EXPECT_EQ(a["simulated_time_s"], b["simulated_time_s"]);
+}
+
+TEST(GpuRuns, BadInputsFailWithOneLineNamingFileLineAndKey) {
+  struct Case {
+    std::string preset, workload, key;
+  };
+  const std::vector<Case> cases = {
+      // The A100 has no FP8 tensor path, and no wgmma.
+      {"a100-sxm", "benchmark: mma_rate, format: fp8_e4m3", "workload.format"},
+      {"a100-sxm", "benchmark: wgmma_rate", "workload.benchmark"},
+      {"a100-sxm", "benchmark: mma_chain, shape: m16n8", "workload.shape"},
+      {"a100-sxm", "benchmark: mma_chain, format: fp17", "workload.format"},
+      {"h100-sxm", "benchmark: wgmma_chain, warps: 6", "workload.warps"},
+      {"h100-sxm", "benchmark: issue_rate, registers: 255", "workload.registers"},
+      {"h100-sxm", "benchmark: ffma_chain, shared: 300 KiB", "workload.shared"},
+      {"h100-sxm", "benchmark: ffma_chain, iterations: 0", "workload.iterations"},
+  };
+  for (const Case& c : cases) {
+    TempDir dir;
+    const CommandResult r = run_strata("run -q " + experiment(dir, c.preset, c.workload) + " -o '" + dir.file("out") + "'");
+    EXPECT_EQ(r.code, 2) << c.workload << "\n" << r.err;
+    EXPECT_CONTAINS(r.err, c.key);
+    EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(e\.yaml:\d+)"))) << r.err;  // file:line
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("out"))) << c.workload << ": left a partial result";
+  }
+  // A preset's own bad value names the preset's line; a GPU workload on other hardware, its kind.
+  TempDir dir;
+  const std::string bad = dir.write("bad-gpu.yaml", "extends: " + source_path("configs/hardware/gpu/h100-sxm.yaml") +
+                                                        "\ntensor_core:\n  rates: [fp99=1]\n");
+  const std::string exp = dir.write("e.yaml", "name: gpu\nhardware: {extends: " + bad +
+                                                  "}\nworkload: {kind: gpu_microbenchmark, benchmark: ffma_chain}\n");
+  CommandResult r = run_strata("run -q '" + exp + "' -o '" + dir.file("out") + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_CONTAINS(r.err, "bad-gpu.yaml:3");
+  EXPECT_CONTAINS(r.err, "tensor_core.rates");
+  const std::string on_dram = dir.write("dram.yaml", "name: gpu\nhardware: {extends: " +
+                                                         source_path("configs/hardware/memory/ddr4-3200.yaml") +
+                                                         "}\nworkload: {kind: gpu_microbenchmark, benchmark: ffma_chain}\n");
+  r = run_strata("run -q '" + on_dram + "' -o '" + dir.file("out2") + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_CONTAINS(r.err, "workload.kind");
+  EXPECT_CONTAINS(r.err, "needs a gpu");
+}
+
+TEST(GpuRuns, ListDocumentsEveryGpuKindAndKey) {
+  const CommandResult r = run_strata("list");
+  ASSERT_EQ(r.code, 0);
+  for (const char* key : {"gpu (component)", "sm.scheduler", "sm.dependences", "tensor_core.wgmma_latency",
+                          "gpu_microbenchmark (workload)", "lane_stride", "reference"})
+    EXPECT_CONTAINS(r.out, key);
+}
+
+}  // namespace
+}  // namespace strata::testing

@@ -1,0 +1,102 @@
+// The warp-level instruction stream a GPU model runs: what kernel generators and trace readers
+// produce and the SM model consumes. One instruction is one warp instruction (SASS level): an
+// opcode class, up to two destination and four source registers, the compiler's control bits,
+// and for tensor and memory instructions their shape or access pattern. A warp's program is a
+// prologue, a loop body run `iterations` times and an epilogue, so a long microbenchmark or a
+// GEMM main loop is a few instructions, not millions.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+// The execution resource an instruction needs; the SM model keys its latencies and issue rates
+// on it.
+enum class WarpOp : std::uint8_t {
+  Int,        // INT32 pipe: IADD3, IMAD, LOP3, ...
+  Fp32,       // FP32 pipe: FFMA, FADD, FMUL
+  Fp64,       // FP64 pipe: DFMA, DADD
+  Sfu,        // special functions: MUFU (rsqrt, exp2, ...)
+  Mma,        // synchronous warp-level tensor instruction (mma.sync / HMMA, IMMA)
+  Wgmma,      // asynchronous warp-group tensor instruction (wgmma.mma_async), Hopper
+  WgmmaWait,  // wgmma.wait_group: waits until at most `pending` of the warp's wgmmas are in flight
+  Lds,        // shared-memory load
+  Sts,        // shared-memory store
+  Nop,
+};
+const char* warp_op_name(WarpOp op);
+
+inline constexpr std::uint8_t kNoReg = 0xff;
+
+struct WarpInstruction {
+  WarpOp op = WarpOp::Nop;
+  std::array<std::uint8_t, 2> dst{kNoReg, kNoReg};
+  std::array<std::uint8_t, 4> src{kNoReg, kNoReg, kNoReg, kNoReg};
+
+  // Control bits of the compiler-guided dependence scheme (Volta onwards): cycles the warp
+  // stalls after issuing this (1..15), whether it yields its scheduler, the dependence counters
+  // (SB0..SB5) it waits for before issuing (a bit mask), and the counter its result (or its
+  // read of its sources) raises until the variable-latency operation completes (-1: none).
+  std::uint8_t stall = 1;
+  bool yield = false;
+  std::uint8_t wait_mask = 0;
+  std::int8_t write_barrier = -1;
+
+  // Mma / Wgmma: the number format of A and B ("fp16", "bf16", "tf32", "fp8_e4m3", "int8",
+  // "int4", ...), the shape (for Wgmma M is the warp group's 64) and 2:4 structured sparsity
+  // of A (K is the logical, uncompressed depth).
+  std::uint8_t format = 0;  // index into the program's `formats`
+  std::uint16_t m = 0, n = 0, k = 0;
+  bool sparse = false;
+  // WgmmaWait: wgmmas the warp may leave in flight.
+  std::uint8_t pending = 0;
+
+  // Lds / Sts: an affine pattern, lane i touching `width` bytes at base + i * lane_stride (the
+  // SM expands it to banks; a per-lane address list is not needed for shared memory).
+  std::uint32_t base = 0;
+  std::int32_t lane_stride = 4;
+  std::uint8_t width = 4;
+  std::uint32_t active_mask = 0xffffffffu;
+
+  bool variable_latency() const { return op == WarpOp::Lds || op == WarpOp::Sts || op == WarpOp::Wgmma; }
+  std::uint64_t macs() const {  // per warp instruction (a Wgmma counts its warp group's)
+    return static_cast<std::uint64_t>(m) * n * k;
+  }
+};
+
+// One warp's instructions. Every warp of a generated kernel runs the same program; a trace
+// gives each warp its own.
+struct WarpProgram {
+  std::vector<WarpInstruction> prologue, body, epilogue;
+  std::uint64_t iterations = 1;  // of body
+  std::vector<std::string> formats;  // the number formats instructions name by index
+
+  std::uint64_t instructions() const { return prologue.size() + body.size() * iterations + epilogue.size(); }
+  // The i-th dynamic instruction, 0 <= i < instructions().
+  const WarpInstruction& at(std::uint64_t i) const {
+    if (i < prologue.size()) return prologue[i];
+    i -= prologue.size();
+    const std::uint64_t looped = body.size() * iterations;
+    if (i < looped) return body[i % body.size()];
+    return epilogue[i - looped];
+  }
+};
+
+// A kernel launch: the grid, the per-CTA resources the occupancy rules read, and the program.
+struct KernelLaunch {
+  std::string name;
+  std::array<std::uint32_t, 3> grid{1, 1, 1};   // CTAs
+  std::array<std::uint32_t, 3> block{32, 1, 1};  // threads per CTA
+  std::uint32_t registers_per_thread = 32;
+  std::uint64_t shared_bytes = 0;  // static + dynamic shared memory per CTA
+  std::shared_ptr<const WarpProgram> program;
+  std::uint64_t ctas() const { return std::uint64_t{grid[0]} * grid[1] * grid[2]; }
+  std::uint32_t threads_per_cta() const { return block[0] * block[1] * block[2]; }
+  std::uint32_t warps_per_cta() const { return (threads_per_cta() + 31) / 32; }
+};
+
+}  // namespace strata
