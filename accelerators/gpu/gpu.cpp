@@ -182,6 +182,19 @@ Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
 Gpu::~Gpu() = default;
 
 void Gpu::launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done) {
+  const auto uses_global = [](const WarpProgram* p) {
+    if (!p) return false;
+    for (const auto* part : {&p->prologue, &p->body, &p->epilogue})
+      for (const WarpInstruction& in : *part)
+        if (in.global()) return true;
+    return false;
+  };
+  bool global = uses_global(kernel.program.get());
+  for (const auto& p : kernel.warp_programs) global = global || uses_global(p.get());
+  if (global)
+    throw std::invalid_argument(fmt::format("kernel {}: global memory instructions need the GPU's memory hierarchy, "
+                                            "which is not modelled yet",
+                                            kernel.name));
   Pending p;
   p.occupancy = occupancy(limits_, kernel.threads_per_cta(), kernel.registers_per_thread, kernel.shared_bytes);
   p.kernel = std::move(kernel);
@@ -196,12 +209,17 @@ KernelRun Gpu::run_kernel(const Pending& p, std::uint64_t start) {
   r.start_cycle = r.end_cycle = start;
   r.occupancy = p.occupancy;
   r.waves = waves(k.ctas(), p.occupancy, sms_);
-  const int warps = static_cast<int>(k.warps_per_cta());
   std::uint64_t next = 0;
   const std::uint64_t total = k.ctas();
+  std::vector<const WarpProgram*> programs(k.warps_per_cta());
+  const auto place = [&](SmCore& core, std::uint64_t at) {
+    for (std::uint32_t w = 0; w < programs.size(); ++w) programs[w] = &k.program_of(next, w);
+    core.add_cta(programs, at);
+    ++next;
+  };
   // Breadth-first: every SM gets a CTA before any gets a second.
   for (int round = 0; round < p.occupancy.ctas_per_sm && next < total; ++round)
-    for (int s = 0; s < sms_ && next < total; ++s, ++next) cores_[static_cast<std::size_t>(s)]->add_cta(*k.program, warps, start);
+    for (int s = 0; s < sms_ && next < total; ++s) place(*cores_[static_cast<std::size_t>(s)], start);
   using Event = std::pair<std::uint64_t, int>;  // (cycle a CTA completes, SM)
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
   int finished = 0;
@@ -214,10 +232,7 @@ KernelRun Gpu::run_kernel(const Pending& p, std::uint64_t start) {
     events.pop();
     r.end_cycle = std::max(r.end_cycle, cycle);
     SmCore& core = *cores_[static_cast<std::size_t>(s)];
-    if (next < total) {
-      core.add_cta(*k.program, warps, cycle);
-      ++next;
-    }
+    if (next < total) place(core, cycle);
     const std::uint64_t c = core.run(SmCore::kNever, finished);
     if (c != SmCore::kNever) events.emplace(c, s);
   }
@@ -248,14 +263,14 @@ void Gpu::finalize(const sc_core::sc_time& end) {
   SmCounts total;
   for (const auto& c : cores_) {
     const SmCounts& s = c->counts();
-    for (int op = 0; op < 10; ++op) total.by_op[op] += s.by_op[op];
+    for (int op = 0; op < kWarpOps; ++op) total.by_op[op] += s.by_op[op];
     for (const auto& [f, n] : s.tensor_macs) total.tensor_macs[f] += n;
     total.shared_wavefronts += s.shared_wavefronts;
     total.shared_bytes += s.shared_bytes;
     total.busy_cycles += s.busy_cycles;
   }
   sm_busy_cycles_.add(total.busy_cycles);
-  for (int op = 0; op < 10; ++op)
+  for (int op = 0; op < kWarpOps; ++op)
     if (total.by_op[op] > 0)
       counter(fmt::format("instructions.{}", warp_op_name(static_cast<WarpOp>(op))), "instructions",
               fmt::format("{} warp instructions issued", warp_op_name(static_cast<WarpOp>(op))))

@@ -92,14 +92,11 @@ std::uint64_t& SmCore::pipe(SubCore& s, WarpOp op) {
   }
 }
 
-int SmCore::add_cta(const WarpProgram& program, int warps, std::uint64_t at) {
+int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64_t at) {
   if (live_ctas_ == 0) {
     now_ = std::max(now_, at);
     resident_since_ = now_;
   }
-  auto [rates, fresh] = rates_.try_emplace(&program);
-  if (fresh)
-    for (const std::string& f : program.formats) rates->second.push_back(t_.tensor_macs.count(f) ? t_.tensor_macs.at(f) : 0);
   int id;
   if (!free_ctas_.empty()) {
     id = free_ctas_.back();
@@ -108,18 +105,22 @@ int SmCore::add_cta(const WarpProgram& program, int warps, std::uint64_t at) {
     id = static_cast<int>(ctas_.size());
     ctas_.emplace_back();
   }
-  ctas_[static_cast<std::size_t>(id)] = Cta{warps, at, true};
+  const int warps = static_cast<int>(programs.size());
+  ctas_[static_cast<std::size_t>(id)] = Cta{warps, 0, at, true};
   ++live_ctas_;
   ++counts_.ctas;
-  std::size_t max_reg = 0;
-  for (const auto* part : {&program.prologue, &program.body, &program.epilogue})
-    for (const WarpInstruction& in : *part) {
-      for (std::uint8_t r : in.dst)
-        if (r != kNoReg) max_reg = std::max<std::size_t>(max_reg, r + 1u);
-      for (std::uint8_t r : in.src)
-        if (r != kNoReg) max_reg = std::max<std::size_t>(max_reg, r + 1u);
-    }
-  for (int i = 0; i < warps; ++i) {
+  for (const WarpProgram* program : programs) {
+    auto [rates, fresh] = rates_.try_emplace(program);
+    if (fresh)
+      for (const std::string& f : program->formats) rates->second.push_back(t_.tensor_macs.count(f) ? t_.tensor_macs.at(f) : 0);
+    std::size_t max_reg = 0;
+    for (const auto* part : {&program->prologue, &program->body, &program->epilogue})
+      for (const WarpInstruction& in : *part) {
+        for (std::uint8_t r : in.dst)
+          if (r != kNoReg) max_reg = std::max<std::size_t>(max_reg, r + 1u);
+        for (std::uint8_t r : in.src)
+          if (r != kNoReg) max_reg = std::max<std::size_t>(max_reg, r + 1u);
+      }
     int wi;
     if (!free_warps_.empty()) {
       wi = free_warps_.back();
@@ -130,9 +131,9 @@ int SmCore::add_cta(const WarpProgram& program, int warps, std::uint64_t at) {
     }
     Warp& w = warps_[static_cast<std::size_t>(wi)];
     w = Warp{};
-    w.program = &program;
+    w.program = program;
     w.rates = &rates->second;
-    w.end = program.instructions();
+    w.end = program->instructions();
     w.cta = id;
     w.age = age_++;
     w.next_issue = at;
@@ -146,7 +147,7 @@ int SmCore::add_cta(const WarpProgram& program, int warps, std::uint64_t at) {
 }
 
 std::uint64_t SmCore::ready_at(const Warp& w, const SubCore& s) const {
-  if (!w.active || w.pc >= w.end) return kNever;
+  if (!w.active || w.pc >= w.end || w.at_barrier) return kNever;
   const WarpInstruction& in = w.program->at(w.pc);
   std::uint64_t t = w.next_issue;
   if (t_.dependences == SmTiming::Dependences::Scoreboard) {
@@ -263,6 +264,23 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
       counts_.shared_bytes += static_cast<std::uint64_t>(__builtin_popcount(in.active_mask)) * in.width;
       break;
     }
+    case WarpOp::Bar: {
+      // The last warp to arrive releases the CTA's waiting warps the next cycle.
+      Cta& c = ctas_[static_cast<std::size_t>(w.cta)];
+      if (++c.at_barrier < c.warps_left) {
+        w.at_barrier = true;
+      } else {
+        c.at_barrier = 0;
+        for (Warp& o : warps_)
+          if (o.active && o.cta == w.cta && o.at_barrier) {
+            o.at_barrier = false;
+            o.next_issue = std::max(o.next_issue, now + 1);
+          }
+      }
+      break;
+    }
+    case WarpOp::Ldg:
+    case WarpOp::Stg: throw std::logic_error("global memory instructions reached an SM without a memory hierarchy");
     case WarpOp::Nop: break;
   }
   done = std::max(done, now + 1);

@@ -47,7 +47,7 @@ struct SmTiming {
 // What an SM counts (the component turns them into statistics).
 struct SmCounts {
   std::uint64_t warp_instructions = 0;
-  std::uint64_t by_op[10] = {};
+  std::uint64_t by_op[kWarpOps] = {};
   std::map<std::string, std::uint64_t> tensor_macs;  // by format
   std::uint64_t shared_wavefronts = 0, shared_bytes = 0;
   std::uint64_t busy_cycles = 0;  // cycles with at least one resident warp
@@ -59,9 +59,13 @@ class SmCore {
   static constexpr std::uint64_t kNever = ~std::uint64_t{0};
   explicit SmCore(const SmTiming& t);
 
-  // Makes a CTA of `warps` warps running `program` resident from cycle `at` (its warps go to the
+  // Makes a CTA resident from cycle `at`, warp i running *programs[i] (its warps go to the
   // sub-cores round-robin, continuing where the last CTA stopped). Returns its handle.
-  int add_cta(const WarpProgram& program, int warps, std::uint64_t at);
+  int add_cta(const std::vector<const WarpProgram*>& programs, std::uint64_t at);
+  // The same with `warps` warps all running `program`.
+  int add_cta(const WarpProgram& program, int warps, std::uint64_t at) {
+    return add_cta(std::vector<const WarpProgram*>(static_cast<std::size_t>(warps), &program), at);
+  }
   // Simulates until the next CTA completes, or `until`; returns the cycle of that completion
   // (the CTA's handle in `finished`), or kNever when no CTA completes before `until`.
   std::uint64_t run(std::uint64_t until, int& finished);
@@ -94,6 +98,7 @@ class SmCore {
     std::deque<std::uint64_t> wgmma;  // completion cycles of its wgmmas in flight
     const std::vector<double>* rates = nullptr;  // tensor MACs per cycle by the program's format index
     bool yielded = false;             // its last instruction set the yield bit (CGGTY)
+    bool at_barrier = false;          // waiting at bar.sync for the rest of its CTA
     bool active = false;
   };
   struct SubCore {
@@ -103,6 +108,7 @@ class SmCore {
   };
   struct Cta {
     int warps_left = 0;
+    int at_barrier = 0;  // warps waiting at bar.sync
     std::uint64_t done_at = 0;
     bool live = false;
   };

@@ -13,9 +13,19 @@ const char* warp_op_name(WarpOp op) {
     case WarpOp::WgmmaWait: return "wgmma_wait";
     case WarpOp::Lds: return "lds";
     case WarpOp::Sts: return "sts";
+    case WarpOp::Ldg: return "ldg";
+    case WarpOp::Stg: return "stg";
+    case WarpOp::Bar: return "bar";
     case WarpOp::Nop: return "nop";
   }
   return "?";
+}
+
+const WarpProgram& KernelLaunch::program_of(std::uint64_t cta, std::uint32_t warp) const {
+  static const WarpProgram kEmpty;
+  if (warp_programs.empty()) return *program;
+  const auto& p = warp_programs.at(cta * warps_per_cta() + warp);
+  return p ? *p : kEmpty;
 }
 
 }  // namespace strata

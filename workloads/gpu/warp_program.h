@@ -26,8 +26,12 @@ enum class WarpOp : std::uint8_t {
   WgmmaWait,  // wgmma.wait_group: waits until at most `pending` of the warp's wgmmas are in flight
   Lds,        // shared-memory load
   Sts,        // shared-memory store
-  Nop,
+  Ldg,        // global-memory load (through L1, L2 and DRAM)
+  Stg,        // global-memory store
+  Bar,        // CTA barrier (bar.sync): waits for every warp of the CTA
+  Nop,        // anything else that takes an issue slot (branches, EXIT, S2R, ...)
 };
+inline constexpr int kWarpOps = 13;
 const char* warp_op_name(WarpOp op);
 
 inline constexpr std::uint8_t kNoReg = 0xff;
@@ -55,14 +59,25 @@ struct WarpInstruction {
   // WgmmaWait: wgmmas the warp may leave in flight.
   std::uint8_t pending = 0;
 
-  // Lds / Sts: an affine pattern, lane i touching `width` bytes at base + i * lane_stride (the
-  // SM expands it to banks; a per-lane address list is not needed for shared memory).
-  std::uint32_t base = 0;
+  // Memory instructions: lane i touches `width` bytes at base + i * lane_stride (an affine
+  // pattern, expanded to banks or sectors only where a cache needs them), or, when
+  // `lane_addresses` >= 0, at the 32 addresses the program's `addresses` hold from
+  // 32 * lane_addresses on (a gather, as a trace gives it). Inactive lanes touch nothing.
+  std::uint64_t base = 0;
   std::int32_t lane_stride = 4;
+  std::int32_t lane_addresses = -1;
   std::uint8_t width = 4;
   std::uint32_t active_mask = 0xffffffffu;
 
-  bool variable_latency() const { return op == WarpOp::Lds || op == WarpOp::Sts || op == WarpOp::Wgmma; }
+  bool variable_latency() const {
+    return op == WarpOp::Lds || op == WarpOp::Sts || op == WarpOp::Ldg || op == WarpOp::Stg || op == WarpOp::Wgmma;
+  }
+  bool global() const { return op == WarpOp::Ldg || op == WarpOp::Stg; }
+  // Lane `lane`'s first byte.
+  std::uint64_t address(int lane, const std::vector<std::uint64_t>& pool) const {
+    if (lane_addresses >= 0) return pool[static_cast<std::size_t>(lane_addresses) * 32 + static_cast<std::size_t>(lane)];
+    return base + static_cast<std::uint64_t>(static_cast<std::int64_t>(lane_stride) * lane);
+  }
   std::uint64_t macs() const {  // per warp instruction (a Wgmma counts its warp group's)
     return static_cast<std::uint64_t>(m) * n * k;
   }
@@ -74,6 +89,7 @@ struct WarpProgram {
   std::vector<WarpInstruction> prologue, body, epilogue;
   std::uint64_t iterations = 1;  // of body
   std::vector<std::string> formats;  // the number formats instructions name by index
+  std::vector<std::uint64_t> addresses;  // per-lane address lists, 32 per gathering instruction
 
   std::uint64_t instructions() const { return prologue.size() + body.size() * iterations + epilogue.size(); }
   // The i-th dynamic instruction, 0 <= i < instructions().
@@ -86,7 +102,8 @@ struct WarpProgram {
   }
 };
 
-// A kernel launch: the grid, the per-CTA resources the occupancy rules read, and the program.
+// A kernel launch: the grid, the per-CTA resources the occupancy rules read, and the program
+// every warp runs, or (a trace) each warp's own.
 struct KernelLaunch {
   std::string name;
   std::array<std::uint32_t, 3> grid{1, 1, 1};   // CTAs
@@ -94,6 +111,11 @@ struct KernelLaunch {
   std::uint32_t registers_per_thread = 32;
   std::uint64_t shared_bytes = 0;  // static + dynamic shared memory per CTA
   std::shared_ptr<const WarpProgram> program;
+  // When not empty: warp w of CTA c runs warp_programs[c * warps_per_cta() + w] (a null entry
+  // runs nothing); `program` is then unused.
+  std::vector<std::shared_ptr<const WarpProgram>> warp_programs;
+  int stream = 0;  // kernels of one stream run in launch order
+  const WarpProgram& program_of(std::uint64_t cta, std::uint32_t warp) const;
   std::uint64_t ctas() const { return std::uint64_t{grid[0]} * grid[1] * grid[2]; }
   std::uint32_t threads_per_cta() const { return block[0] * block[1] * block[2]; }
   std::uint32_t warps_per_cta() const { return (threads_per_cta() + 31) / 32; }
