@@ -69,6 +69,10 @@ const KindSpec& sm_spec() {
     s.add(param::integer("shared_banks", "shared-memory banks; one access per bank per cycle").def("32").range("1", "128"));
     s.add(param::quantity("bank_width", UnitFamily::Size, "bytes per bank access").def("4 B").range("1 B", "64 B"));
     s.add(param::integer("shared_latency", "cycles from a conflict-free shared load's issue to its data").def("30").range("1", "1000"));
+    s.add(param::integer("shared_queue",
+                         "wavefronts the shared-memory unit queues; a shared access issues only while fewer are waiting")
+              .def("16")
+              .range("1", "4096"));
     return s;
   }();
   return spec;
@@ -138,6 +142,7 @@ SmTiming read_timing(const Params& sm, const Params& tc) {
   t.shared_banks = static_cast<int>(sm.integer("shared_banks"));
   t.bank_bytes = static_cast<int>(sm.quantity("bank_width"));
   t.shared_latency = static_cast<int>(sm.integer("shared_latency"));
+  t.shared_queue = static_cast<int>(sm.integer("shared_queue"));
   const auto base = static_cast<double>(tc.integer("macs_per_cycle"));
   for (const auto& [format, rate] : tc.format_rates("rates")) t.tensor_macs[format] = base * rate;
   t.mma_latency = static_cast<int>(tc.integer("mma_latency"));

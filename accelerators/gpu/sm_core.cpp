@@ -140,6 +140,7 @@ int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64
     w.reg_ready.assign(max_reg, 0);
     w.active = true;
     subs_[static_cast<std::size_t>(next_sub_)].warps.push_back(wi);
+    subs_[static_cast<std::size_t>(next_sub_)].earliest = 0;
     next_sub_ = (next_sub_ + 1) % t_.sub_cores;
     if (w.end == 0) retire(wi, at);
   }
@@ -148,23 +149,35 @@ int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64
 
 std::uint64_t SmCore::ready_at(const Warp& w, const SubCore& s) const {
   if (!w.active || w.pc >= w.end || w.at_barrier) return kNever;
-  const WarpInstruction& in = w.program->at(w.pc);
-  std::uint64_t t = w.next_issue;
-  if (t_.dependences == SmTiming::Dependences::Scoreboard) {
-    for (std::uint8_t r : in.src)
-      if (r != kNoReg) t = std::max(t, w.reg_ready[r]);
-    for (std::uint8_t r : in.dst)
-      if (r != kNoReg) t = std::max(t, w.reg_ready[r]);
-  } else {
-    for (int b = 0; b < 6; ++b)
-      if (in.wait_mask >> b & 1u) t = std::max(t, w.barrier_clear[b]);
+  if (!w.own_valid) {
+    const WarpInstruction& in = w.program->at(w.pc);
+    std::uint64_t t = w.next_issue;
+    if (t_.dependences == SmTiming::Dependences::Scoreboard) {
+      for (std::uint8_t r : in.src)
+        if (r != kNoReg) t = std::max(t, w.reg_ready[r]);
+      for (std::uint8_t r : in.dst)
+        if (r != kNoReg) t = std::max(t, w.reg_ready[r]);
+    } else {
+      for (int b = 0; b < 6; ++b)
+        if (in.wait_mask >> b & 1u) t = std::max(t, w.barrier_clear[b]);
+    }
+    if (in.op == WarpOp::WgmmaWait && w.wgmma.size() > in.pending)
+      t = std::max(t, w.wgmma[w.wgmma.size() - in.pending - 1]);
+    w.own_ready = t;
+    w.next_op = in.op;
+    w.own_valid = true;
   }
-  if (in.op == WarpOp::WgmmaWait && w.wgmma.size() > in.pending)
-    t = std::max(t, w.wgmma[w.wgmma.size() - in.pending - 1]);
-  return std::max(t, pipe_free(s, in.op));
+  std::uint64_t t = std::max(w.own_ready, pipe_free(s, w.next_op));
+  const auto queue = static_cast<std::uint64_t>(t_.shared_queue);
+  if ((w.next_op == WarpOp::Lds || w.next_op == WarpOp::Sts) && shared_free_ > queue) t = std::max(t, shared_free_ - queue);
+  return t;
 }
 
 int SmCore::pick(SubCore& s, std::uint64_t now, std::uint64_t& soonest) const {
+  if (now < s.earliest) {
+    soonest = std::min(soonest, s.earliest);
+    return -1;
+  }
   int best = -1;
   const std::size_t n = s.warps.size();
   // LRR starts after the warp issued last; GTO and CGGTY keep it while it can issue.
@@ -271,10 +284,12 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
         w.at_barrier = true;
       } else {
         c.at_barrier = 0;
+        for (SubCore& x : subs_) x.earliest = 0;  // released warps may sit on any sub-core
         for (Warp& o : warps_)
           if (o.active && o.cta == w.cta && o.at_barrier) {
             o.at_barrier = false;
             o.next_issue = std::max(o.next_issue, now + 1);
+            o.own_valid = false;
           }
       }
       break;
@@ -299,6 +314,7 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
     w.next_issue = std::max(w.next_issue, now + std::max<std::uint64_t>(1, in.stall));
   }
   w.yielded = in.yield;
+  w.own_valid = false;
   w.done_at = std::max(w.done_at, done);
   s.last = wi;
   if (++w.pc == w.end) retire(wi, now);
@@ -343,13 +359,16 @@ std::uint64_t SmCore::run(std::uint64_t until, int& finished) {
     if (now_ >= until || live_ctas_ == 0) return kNever;
     std::uint64_t next = kNever;
     bool issued = false;
-    for (std::size_t i = 0; i < subs_.size(); ++i) {
-      SubCore& s = subs_[i];
-      const int wi = pick(s, now_, next);
+    for (SubCore& s : subs_) {
+      std::uint64_t soonest = kNever;
+      const int wi = pick(s, now_, soonest);
       if (wi >= 0) {
         issue(wi, s, now_);
         issued = true;
+      } else {
+        s.earliest = soonest;
       }
+      next = std::min(next, soonest);
     }
     if (issued) next = now_ + 1;
     for (const auto& c : completing_) next = std::min(next, c.first);

@@ -35,6 +35,9 @@ struct SmTiming {
   // Shared memory: banks of bank_bytes, one wavefront (one access per bank) per cycle, and
   // the cycles from issue to the data of a conflict-free load.
   int shared_banks = 32, bank_bytes = 4, shared_latency = 30;
+  // Wavefronts the shared-memory unit may have queued before a further access stalls at issue
+  // (the sub-cores' load/store queues, 4 entries each [Huerta et al.]).
+  int shared_queue = 16;
   // Tensor core per sub-core: dense MACs per cycle by number format, pipeline cycles after the
   // MACs of a synchronous mma, and of an asynchronous wgmma (0 wgmma_latency: no wgmma).
   std::map<std::string, double> tensor_macs;
@@ -100,10 +103,19 @@ class SmCore {
     bool yielded = false;             // its last instruction set the yield bit (CGGTY)
     bool at_barrier = false;          // waiting at bar.sync for the rest of its CTA
     bool active = false;
+    // The cycle its own dependences (stall, registers or counters, wgmmas) let its next
+    // instruction go, and that instruction's class: kept until the warp issues again, so a
+    // scheduler's look at a waiting warp is two loads (its pipe may still hold it back).
+    mutable std::uint64_t own_ready = 0;
+    mutable WarpOp next_op = WarpOp::Nop;
+    mutable bool own_valid = false;
   };
   struct SubCore {
     std::vector<int> warps;  // indices into warps_
     int last = -1;           // the warp issued last (GTO, LRR, CGGTY)
+    // No warp of this sub-core can issue before this cycle (a lower bound: a look is needed
+    // only from then on); reset when one of its warps may have become ready sooner.
+    std::uint64_t earliest = 0;
     std::uint64_t int_free = 0, fp32_free = 0, fp64_free = 0, sfu_free = 0, tensor_free = 0;
   };
   struct Cta {
