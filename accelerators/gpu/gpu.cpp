@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "sim/input_error.h"
+#include "sim/kernel.h"
 
 namespace strata {
 
@@ -179,12 +180,55 @@ Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
     throw InputError(cfg.child("sm").params.where("max_shared_per_cta"), cfg.path + ".sm.max_shared_per_cta",
                      "is larger than the SM's shared_memory");
   for (int i = 0; i < sms_; ++i) cores_.push_back(std::make_unique<SmCore>(timing_));
+  declare_costs();
   ctx.report("warp_instructions", stat_name("warp_instructions"));
   SC_HAS_PROCESS(Gpu);
   SC_THREAD(run);
 }
 
 Gpu::~Gpu() = default;
+
+void Gpu::declare_costs() {
+  const TechTable& t = tech();
+  const double sms = sms_, subs = timing_.sub_cores;
+  // A sub-core's register file: registers / sub-cores of 32 bits in two banks, read and
+  // written a warp (1024 bits) at a time [V] Huerta et al.
+  const SramCost rf = t.sram(limits_.registers * 4.0 / subs, 1024, 2);
+  events_.rf_read = &energy_event("rf_read", rf.read_j, "warp-wide register reads (1024 bits)");
+  events_.rf_write = &energy_event("rf_write", rf.write_j, "warp-wide register writes (1024 bits)");
+  add_area("register_files", rf.area_mm2 * subs * sms, rf.leakage_w * subs * sms);
+  // Shared memory: 32 banks of 4 B, one wavefront (1024 bits) an access.
+  if (limits_.shared_bytes > 0) {
+    const SramCost shared = t.sram(static_cast<double>(limits_.shared_bytes), timing_.shared_banks * timing_.bank_bytes * 8,
+                                   timing_.shared_banks);
+    events_.shared = &energy_event("shared_wavefront", shared.read_j, "shared-memory wavefronts");
+    add_area("shared_memory", shared.area_mm2 * sms, shared.leakage_w * sms);
+  }
+  const auto lanes = [&](const char* name, const UnitCost& c, double per_sub_core, const char* what) {
+    add_area(name, c.area_mm2 * per_sub_core * subs * sms, c.leakage_w * per_sub_core * subs * sms);
+    return &energy_event(name, c.energy_j, what);
+  };
+  UnitCost imad = t.op("mul.int32");
+  imad.energy_j += t.op("add.int32").energy_j;
+  imad.area_mm2 += t.op("add.int32").area_mm2;
+  imad.leakage_w += t.op("add.int32").leakage_w;
+  events_.fp32 = lanes("fp32_lanes", t.mac("fp32"), timing_.fp32_lanes, "FP32 lane operations (FFMA)");
+  events_.fp64 = lanes("fp64_lanes", t.mac("fp64"), timing_.fp64_lanes, "FP64 lane operations (DFMA)");
+  events_.integer = lanes("int_lanes", imad, timing_.int_lanes, "INT32 lane operations (IMAD)");
+  events_.sfu = lanes("sfus", t.op("sfu.fp32"), timing_.sfu_lanes, "special-function lane operations");
+  // Tensor cores: a lane that does r MACs of a format a cycle has r multipliers; the lane is
+  // sized for the format that needs the most silicon.
+  const double base = static_cast<double>(config().child("tensor_core").params.integer("macs_per_cycle"));
+  double lane_mm2 = 0, lane_leak = 0;
+  for (const auto& [format, macs] : timing_.tensor_macs) {
+    const UnitCost mac = t.mac(format);
+    const double rate = macs / base;
+    lane_mm2 = std::max(lane_mm2, mac.area_mm2 * std::max(1.0, rate));
+    lane_leak = std::max(lane_leak, mac.leakage_w * std::max(1.0, rate));
+    events_.macs[format] = &energy_event("mac_" + format, mac.energy_j, fmt::format("tensor-core MACs in {}", format));
+  }
+  add_area("tensor_cores", lane_mm2 * base * subs * sms, lane_leak * base * subs * sms);
+}
 
 void Gpu::launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done) {
   const auto uses_global = [](const WarpProgram* p) {
@@ -206,6 +250,48 @@ void Gpu::launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done
   p.done = std::move(done);
   queue_.push_back(std::move(p));
   launched_.notify(sc_core::SC_ZERO_TIME);
+}
+
+double Gpu::energy_of(const SmCounts& c) const {
+  double j = events_.rf_read->joules_per_event() * static_cast<double>(c.rf_reads) +
+             events_.rf_write->joules_per_event() * static_cast<double>(c.rf_writes);
+  const auto lanes = [&](EnergyEvent* e, WarpOp op) {
+    return e->joules_per_event() * static_cast<double>(c.thread_ops[static_cast<int>(op)]);
+  };
+  j += lanes(events_.fp32, WarpOp::Fp32) + lanes(events_.fp64, WarpOp::Fp64) + lanes(events_.integer, WarpOp::Int) +
+       lanes(events_.sfu, WarpOp::Sfu);
+  if (events_.shared) j += events_.shared->joules_per_event() * static_cast<double>(c.shared_wavefronts);
+  for (const auto& [f, n] : c.tensor_macs) j += events_.macs.at(f)->joules_per_event() * static_cast<double>(n);
+  return j;
+}
+
+SmCounts Gpu::totals() const {
+  SmCounts total;
+  for (const auto& c : cores_) {
+    const SmCounts& s = c->counts();
+    total.warp_instructions += s.warp_instructions;
+    for (int op = 0; op < kWarpOps; ++op) {
+      total.by_op[op] += s.by_op[op];
+      total.thread_ops[op] += s.thread_ops[op];
+    }
+    for (const auto& [f, n] : s.tensor_macs) total.tensor_macs[f] += n;
+    total.shared_wavefronts += s.shared_wavefronts;
+    total.shared_bytes += s.shared_bytes;
+    total.busy_cycles += s.busy_cycles;
+    total.rf_reads += s.rf_reads;
+    total.rf_writes += s.rf_writes;
+    total.ctas += s.ctas;
+  }
+  return total;
+}
+
+double Gpu::dynamic_energy_j() const {
+  // A kernel's events are counted when it starts (its SMs run ahead of SystemC time); its
+  // energy is spread evenly over its run for the power monitor.
+  if (!running_) return finished_energy_;
+  const double span = to_seconds(running_end_ - running_start_);
+  const double done = span > 0 ? std::min(1.0, to_seconds(sc_core::sc_time_stamp() - running_start_) / span) : 1.0;
+  return finished_energy_ + running_energy_ * done;
 }
 
 KernelRun Gpu::run_kernel(const Pending& p, std::uint64_t start) {
@@ -241,8 +327,7 @@ KernelRun Gpu::run_kernel(const Pending& p, std::uint64_t start) {
     const std::uint64_t c = core.run(SmCore::kNever, finished);
     if (c != SmCore::kNever) events.emplace(c, s);
   }
-  std::uint64_t instructions = 0;
-  for (const auto& c : cores_) instructions += c->counts().warp_instructions;
+  const std::uint64_t instructions = totals().warp_instructions;
   r.warp_instructions = instructions - warp_instructions_.count();
   warp_instructions_.add(r.warp_instructions);
   ctas_.add(total);
@@ -257,23 +342,23 @@ void Gpu::run() {
     Pending p = std::move(queue_.front());
     queue_.pop_front();
     const std::uint64_t start = clock().cycle_at(clock().next_edge(sc_core::sc_time_stamp()));
+    const double before = energy_of(totals());
     const KernelRun r = run_kernel(p, start);
-    wait(clock().time_of(r.end_cycle) - sc_core::sc_time_stamp());
+    running_energy_ = energy_of(totals()) - before;
+    running_start_ = sc_core::sc_time_stamp();
+    running_end_ = clock().time_of(r.end_cycle);
+    // One wake-up per statistics window, so the power monitor samples the kernel's energy as
+    // it is spread over the run (dynamic_energy_j), not as one spike at its end.
+    const sc_core::sc_time window(context().stats_window_s(), sc_core::SC_SEC);
+    while (sc_core::sc_time_stamp() < running_end_) wait(std::min(window, running_end_ - sc_core::sc_time_stamp()));
+    finished_energy_ += running_energy_;
     running_ = false;
     p.done(r);
   }
 }
 
 void Gpu::finalize(const sc_core::sc_time& end) {
-  SmCounts total;
-  for (const auto& c : cores_) {
-    const SmCounts& s = c->counts();
-    for (int op = 0; op < kWarpOps; ++op) total.by_op[op] += s.by_op[op];
-    for (const auto& [f, n] : s.tensor_macs) total.tensor_macs[f] += n;
-    total.shared_wavefronts += s.shared_wavefronts;
-    total.shared_bytes += s.shared_bytes;
-    total.busy_cycles += s.busy_cycles;
-  }
+  const SmCounts total = totals();
   sm_busy_cycles_.add(total.busy_cycles);
   for (int op = 0; op < kWarpOps; ++op)
     if (total.by_op[op] > 0)
@@ -287,6 +372,15 @@ void Gpu::finalize(const sc_core::sc_time& end) {
   const double cycles = static_cast<double>(clock().cycle_at(end));
   scalar("sm_utilization", "fraction", "SM-cycles with a CTA resident over SMs x cycles")
       .set(cycles > 0 ? static_cast<double>(total.busy_cycles) / (cycles * sms_) : 0);
+  // The energy events, counted at the end (dynamic_energy_j() gave the power monitor a live figure).
+  events_.rf_read->add(total.rf_reads);
+  events_.rf_write->add(total.rf_writes);
+  events_.fp32->add(total.thread_ops[static_cast<int>(WarpOp::Fp32)]);
+  events_.fp64->add(total.thread_ops[static_cast<int>(WarpOp::Fp64)]);
+  events_.integer->add(total.thread_ops[static_cast<int>(WarpOp::Int)]);
+  events_.sfu->add(total.thread_ops[static_cast<int>(WarpOp::Sfu)]);
+  if (events_.shared) events_.shared->add(total.shared_wavefronts);
+  for (const auto& [f, n] : total.tensor_macs) events_.macs.at(f)->add(n);
 }
 
 }  // namespace strata

@@ -4,13 +4,16 @@
 // (occupancy.h), breadth-first over the SMs, and a CTA that completes gives its SM the next
 // waiting CTA at that cycle (ties in SM order, so runs are deterministic).
 //
+// Energy is counted per event (register-file accesses, lane operations by pipe, tensor MACs by
+// format, shared-memory wavefronts) and area per SM, from the technology table.
 // Not modelled yet (issue 21 lands in steps): global memory (L1, L2, crossbar, HBM through
-// memory/dram/), asynchronous copies, clusters, streams and launch overhead; energy and area.
+// memory/dram/), asynchronous copies, clusters, streams and launch overhead.
 // Keys are documented in spec() and its sections.
 #pragma once
 
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -46,6 +49,7 @@ class Gpu : public Component {
   const SmTiming& timing() const { return timing_; }
   bool idle() const { return queue_.empty() && !running_; }
   void finalize(const sc_core::sc_time& end) override;
+  double dynamic_energy_j() const override;
 
  private:
   struct Pending {
@@ -63,7 +67,18 @@ class Gpu : public Component {
   std::deque<Pending> queue_;
   bool running_ = false;
   sc_core::sc_event launched_;
-  SmCounts before_;  // the counts of the kernels already run (for per-kernel figures)
+  double finished_energy_ = 0, running_energy_ = 0;
+  sc_core::sc_time running_start_, running_end_;
+
+  // Declares the energy events and the silicon of `sms_` SMs from the technology table.
+  void declare_costs();
+  double energy_of(const SmCounts& c) const;  // the dynamic energy of these counts
+  SmCounts totals() const;                    // every SM's counts summed
+  struct Events {
+    EnergyEvent *rf_read = nullptr, *rf_write = nullptr, *fp32 = nullptr, *fp64 = nullptr, *integer = nullptr,
+                *sfu = nullptr, *shared = nullptr;
+    std::map<std::string, EnergyEvent*> macs;  // by tensor format
+  } events_;
 
   Counter& kernels_;
   Counter& ctas_;

@@ -237,6 +237,9 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
   if (on_issue_) on_issue_(now, static_cast<int>(&s - subs_.data()), w.age, in);
   ++counts_.warp_instructions;
   ++counts_.by_op[static_cast<int>(in.op)];
+  counts_.thread_ops[static_cast<int>(in.op)] += static_cast<std::uint64_t>(__builtin_popcount(in.active_mask));
+  for (std::uint8_t r : in.src) counts_.rf_reads += r != kNoReg;
+  for (std::uint8_t r : in.dst) counts_.rf_writes += r != kNoReg;
   std::uint64_t done = now + 1;
   switch (in.op) {
     case WarpOp::Int:

@@ -51,6 +51,8 @@ struct SmTiming {
 struct SmCounts {
   std::uint64_t warp_instructions = 0;
   std::uint64_t by_op[kWarpOps] = {};
+  std::uint64_t thread_ops[kWarpOps] = {};   // active lanes of those instructions
+  std::uint64_t rf_reads = 0, rf_writes = 0;  // warp-wide (32 x 32-bit) register reads and writes
   std::map<std::string, std::uint64_t> tensor_macs;  // by format
   std::uint64_t shared_wavefronts = 0, shared_bytes = 0;
   std::uint64_t busy_cycles = 0;  // cycles with at least one resident warp

@@ -111,6 +111,28 @@ TEST(GpuRuns, GridOccupancyAndWavesFollowTheCudaRules) {
   EXPECT_EQ(shared["ctas_per_sm"].get<double>(), 2);
 }
 
+TEST(GpuRuns, EnergyAndAreaComeFromTheTechnologyTable) {
+  TempDir dir;
+  const CommandResult r =
+      run_strata("run -q configs/experiments/gpu-ubench-tensor-rate.yaml -o '" + dir.file("out") + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json stats = json_file(dir.file("out/stats.json"))["hardware"];
+  const nlohmann::json summary = json_file(dir.file("out/summary.json"));
+  // Every tensor MAC is an energy event of its format, and the kernel's energy spreads over its
+  // run: a steady kernel's peak power is its average.
+  EXPECT_EQ(stats["events"]["mac_fp16"]["value"], stats["tensor_macs"]["fp16"]["value"]);
+  EXPECT_GT(stats["energy"]["mac_fp16"]["value"].get<double>(), 0);
+  EXPECT_GT(stats["energy"]["rf_read"]["value"].get<double>(), 0);
+  EXPECT_NEAR(summary["peak_power_w"].get<double>(), summary["avg_power_w"].get<double>(),
+              0.05 * summary["avg_power_w"].get<double>());
+  for (const char* part : {"tensor_cores", "register_files", "shared_memory", "fp32_lanes"})
+    EXPECT_GT(stats["area"][part]["value"].get<double>(), 0) << part;
+  // Another node changes both.
+  const nlohmann::json at45 = run_summary("configs/experiments/gpu-ubench-tensor-rate.yaml --set tech=45nm");
+  EXPECT_GT(at45["energy_j"].get<double>(), 2 * summary["energy_j"].get<double>());
+  EXPECT_GT(at45["area_mm2"].get<double>(), 2 * summary["area_mm2"].get<double>());
+}
+
 TEST(GpuRuns, RunsAreDeterministic) {
   const nlohmann::json a = run_summary("configs/experiments/gpu-ubench-tensor-rate.yaml");
   const nlohmann::json b = run_summary("configs/experiments/gpu-ubench-tensor-rate.yaml");

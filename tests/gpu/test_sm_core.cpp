@@ -92,6 +92,25 @@ TEST(SmCore, SchedulingPolicies) {
   EXPECT_EQ(issue_order(S::Cggty), (std::vector<std::uint64_t>{1, 1, 1, 1, 0, 0, 0, 0}));
 }
 
+TEST(SmCore, BarrierHoldsEveryWarpOfTheCtaUntilTheLastArrives) {
+  WarpInstruction bar;
+  bar.op = WarpOp::Bar;
+  WarpProgram slow, fast;
+  for (int i = 0; i < 10; ++i) slow.prologue.push_back(ffma(0, 0));  // issues at 0, 4, ..., 36
+  slow.prologue.push_back(bar);                                      // arrives at 37
+  slow.prologue.push_back(ffma(1, 1));
+  fast.prologue = {bar, ffma(1, 1)};  // arrives at 0 and waits
+  SmCore sm(h100());
+  std::vector<std::uint64_t> after_barrier;
+  sm.observe([&](std::uint64_t cycle, int, std::uint64_t, const WarpInstruction& in) {
+    if (in.op == WarpOp::Fp32 && in.dst[0] == 1) after_barrier.push_back(cycle);
+  });
+  sm.add_cta({&slow, &fast}, 0);
+  int id = -1;
+  EXPECT_EQ(sm.run(SmCore::kNever, id), 42u);  // both released at 38, their FFMAs done at 42
+  EXPECT_EQ(after_barrier, (std::vector<std::uint64_t>{38, 38}));
+}
+
 TEST(SmCore, SharedMemoryWavefronts) {
   SmCore sm(h100());
   WarpInstruction in;
