@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "accelerators/gpu/gpu_analytic.h"
 #include "sim/input_error.h"
 #include "sim/kernel.h"
 
@@ -267,22 +268,32 @@ double Gpu::energy_of(const SmCounts& c) const {
 
 SmCounts Gpu::totals() const {
   SmCounts total;
-  for (const auto& c : cores_) {
-    const SmCounts& s = c->counts();
-    total.warp_instructions += s.warp_instructions;
-    for (int op = 0; op < kWarpOps; ++op) {
-      total.by_op[op] += s.by_op[op];
-      total.thread_ops[op] += s.thread_ops[op];
-    }
-    for (const auto& [f, n] : s.tensor_macs) total.tensor_macs[f] += n;
-    total.shared_wavefronts += s.shared_wavefronts;
-    total.shared_bytes += s.shared_bytes;
-    total.busy_cycles += s.busy_cycles;
-    total.rf_reads += s.rf_reads;
-    total.rf_writes += s.rf_writes;
-    total.ctas += s.ctas;
+  std::vector<const SmCounts*> all{&analytic_};
+  for (const auto& c : cores_) all.push_back(&c->counts());
+  for (const SmCounts* part : all) {
+    total.add(*part);
+    total.busy_cycles += part->busy_cycles;
+    total.ctas += part->ctas;
   }
   return total;
+}
+
+KernelRun Gpu::evaluate(const KernelLaunch& kernel) {
+  KernelRun r;
+  r.occupancy = occupancy(limits_, kernel.threads_per_cta(), kernel.registers_per_thread, kernel.shared_bytes);
+  const KernelEstimate e = estimate_kernel(kernel, r.occupancy, timing_, sms_);
+  r.start_cycle = analytic_cycle_;
+  r.end_cycle = analytic_cycle_ += e.cycles;
+  r.waves = e.waves;
+  r.warp_instructions = e.counts.warp_instructions;
+  const SmCounts& c = e.counts;
+  analytic_.add(c);
+  analytic_.busy_cycles += c.busy_cycles;
+  analytic_.ctas += c.ctas;
+  warp_instructions_.add(c.warp_instructions);
+  ctas_.add(kernel.ctas());
+  kernels_.add();
+  return r;
 }
 
 double Gpu::dynamic_energy_j() const {

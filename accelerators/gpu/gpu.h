@@ -44,6 +44,9 @@ class Gpu : public Component {
   // Queues a kernel; `done` runs inside the simulation when its last CTA completes. Throws
   // std::invalid_argument when the kernel cannot launch (its CTA does not fit an SM).
   void launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done);
+  // Analytic fidelity (gpu_analytic.h): the kernel's run in closed form, after the kernels
+  // evaluated before it; its counts join the GPU's statistics.
+  KernelRun evaluate(const KernelLaunch& kernel);
   int sms() const { return sms_; }
   const SmLimits& limits() const { return limits_; }
   const SmTiming& timing() const { return timing_; }
@@ -67,6 +70,8 @@ class Gpu : public Component {
   std::deque<Pending> queue_;
   bool running_ = false;
   sc_core::sc_event launched_;
+  SmCounts analytic_;                 // counts of the kernels evaluated in closed form
+  std::uint64_t analytic_cycle_ = 0;  // where the next evaluated kernel starts
   double finished_energy_ = 0, running_energy_ = 0;
   sc_core::sc_time running_start_, running_end_;
 

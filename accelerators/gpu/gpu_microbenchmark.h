@@ -20,6 +20,7 @@
 #include <string>
 
 #include "accelerators/gpu/gpu.h"
+#include "sim/analytic.h"
 #include "sim/workload.h"
 
 namespace strata {
@@ -62,13 +63,15 @@ Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming
 
 class MicrobenchmarkDriver;
 
-class GpuMicrobenchmarkWorkload : public Workload {
+// Under `sim.fidelity: analytic` the kernel is evaluated in closed form (gpu_analytic.h).
+class GpuMicrobenchmarkWorkload : public Workload, public AnalyticModel {
  public:
   static KindSpec spec();
   GpuMicrobenchmarkWorkload(const ValidatedNode& cfg, SimContext& ctx);
   ~GpuMicrobenchmarkWorkload() override;
   void bind(Component& hardware) override;
   bool finished() const override;
+  double evaluate_analytic() override;
 
  private:
   const ValidatedNode& cfg_;

@@ -14,6 +14,19 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / 
 
 }  // namespace
 
+void SmCounts::add(const SmCounts& c, std::uint64_t times) {
+  warp_instructions += c.warp_instructions * times;
+  for (int op = 0; op < kWarpOps; ++op) {
+    by_op[op] += c.by_op[op] * times;
+    thread_ops[op] += c.thread_ops[op] * times;
+  }
+  for (const auto& [f, n] : c.tensor_macs) tensor_macs[f] += n * times;
+  shared_wavefronts += c.shared_wavefronts * times;
+  shared_bytes += c.shared_bytes * times;
+  rf_reads += c.rf_reads * times;
+  rf_writes += c.rf_writes * times;
+}
+
 SmCore::SmCore(const SmTiming& t) : t_(t), subs_(static_cast<std::size_t>(t.sub_cores)) {}
 
 double SmCore::tensor_rate(const std::string& format) const {

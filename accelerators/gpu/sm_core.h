@@ -57,6 +57,8 @@ struct SmCounts {
   std::uint64_t shared_wavefronts = 0, shared_bytes = 0;
   std::uint64_t busy_cycles = 0;  // cycles with at least one resident warp
   std::uint64_t ctas = 0;
+  // Adds `times` x `c` (the events, not busy_cycles and ctas, which the caller knows).
+  void add(const SmCounts& c, std::uint64_t times = 1);
 };
 
 class SmCore {

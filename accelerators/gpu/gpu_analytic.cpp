@@ -1,0 +1,142 @@
+#include "accelerators/gpu/gpu_analytic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace strata {
+
+namespace {
+
+// What one warp's program asks of its sub-core and of the SM.
+struct WarpDemand {
+  double chain = 0;  // cycles of its dependence chain alone
+  double issue = 0, pipes = 0, tensor = 0;  // cycles of its sub-core's issue slots, busiest pipe, tensor core
+  double shared = 0;                        // wavefronts of the SM's shared-memory unit
+  SmCounts counts;
+};
+
+// The cycles one warp alone takes for `p` run `iterations` times.
+std::uint64_t alone(const WarpProgram& p, std::uint64_t iterations, const SmTiming& t, SmCounts* counts = nullptr) {
+  WarpProgram q = p;
+  q.iterations = iterations;
+  SmCore sm(t);
+  sm.add_cta(q, 1, 0);
+  int id = -1;
+  const std::uint64_t end = sm.run(SmCore::kNever, id);
+  if (counts) *counts = sm.counts();
+  return end;
+}
+
+WarpDemand demand(const WarpProgram& p, const SmTiming& t) {
+  WarpDemand d;
+  if (p.instructions() == 0) return d;
+  // The chain: its fixed part from one iteration, its slope from a second.
+  SmCounts one;
+  const std::uint64_t t1 = alone(p, std::min<std::uint64_t>(1, p.iterations), t, &one);
+  double slope = 0;
+  if (p.iterations > 1 && !p.body.empty()) slope = static_cast<double>(alone(p, 2, t)) - static_cast<double>(t1);
+  d.chain = static_cast<double>(t1) + slope * static_cast<double>(p.iterations - std::min<std::uint64_t>(1, p.iterations));
+  // Resources: per instruction, scaled by the loop.
+  SmCore probe(t);
+  std::map<int, double> pipe;
+  const auto add = [&](const std::vector<WarpInstruction>& part, double times) {
+    for (const WarpInstruction& in : part) {
+      d.issue += times;
+      switch (in.op) {
+        case WarpOp::Int: pipe[0] += times * std::ceil(32.0 / t.int_lanes - 1e-9); break;
+        case WarpOp::Fp32: pipe[1] += times * std::ceil(32.0 / t.fp32_lanes - 1e-9); break;
+        case WarpOp::Fp64: pipe[2] += times * std::ceil(32.0 / t.fp64_lanes - 1e-9); break;
+        case WarpOp::Sfu: pipe[3] += times * std::ceil(32.0 / t.sfu_lanes - 1e-9); break;
+        case WarpOp::Mma:
+        case WarpOp::Wgmma:
+          d.tensor += times * static_cast<double>(probe.tensor_cycles(in, probe.tensor_rate(p.formats.at(in.format))));
+          break;
+        case WarpOp::Lds:
+        case WarpOp::Sts: d.shared += times * probe.wavefronts(in); break;
+        default: break;
+      }
+    }
+  };
+  const auto iterations = static_cast<double>(p.iterations);
+  add(p.prologue, 1);
+  add(p.body, iterations);
+  add(p.epilogue, 1);
+  for (const auto& [unit, cycles] : pipe) d.pipes = std::max(d.pipes, cycles);
+  // Counts: one iteration's, scaled (the lone-warp pass counted exactly one).
+  d.counts = one;
+  if (p.iterations > 1) {
+    SmCounts two;
+    alone(p, 2, t, &two);
+    const auto scale = [&](std::uint64_t a, std::uint64_t b) {  // a: one iteration, b: two
+      return a + (b - a) * (p.iterations - 1);
+    };
+    d.counts.warp_instructions = scale(one.warp_instructions, two.warp_instructions);
+    for (int op = 0; op < kWarpOps; ++op) {
+      d.counts.by_op[op] = scale(one.by_op[op], two.by_op[op]);
+      d.counts.thread_ops[op] = scale(one.thread_ops[op], two.thread_ops[op]);
+    }
+    for (const auto& [f, n] : two.tensor_macs) d.counts.tensor_macs[f] = scale(one.tensor_macs.count(f) ? one.tensor_macs.at(f) : 0, n);
+    d.counts.shared_wavefronts = scale(one.shared_wavefronts, two.shared_wavefronts);
+    d.counts.shared_bytes = scale(one.shared_bytes, two.shared_bytes);
+    d.counts.rf_reads = scale(one.rf_reads, two.rf_reads);
+    d.counts.rf_writes = scale(one.rf_writes, two.rf_writes);
+  }
+  return d;
+}
+
+// Cycles of one wave in which an SM holds `ctas` CTAs starting at CTA `first`.
+double wave_cycles(const KernelLaunch& k, std::uint64_t first, std::uint64_t ctas, const SmTiming& t,
+                   std::map<const WarpProgram*, WarpDemand>& cache) {
+  std::vector<double> issue(static_cast<std::size_t>(t.sub_cores)), pipes(issue.size()), tensor(issue.size());
+  double chain = 0, shared = 0;
+  std::size_t sub = 0;
+  for (std::uint64_t c = first; c < first + ctas; ++c)
+    for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w, sub = (sub + 1) % issue.size()) {
+      const WarpProgram& p = k.program_of(c, w);
+      auto it = cache.find(&p);
+      if (it == cache.end()) it = cache.emplace(&p, demand(p, t)).first;
+      const WarpDemand& d = it->second;
+      chain = std::max(chain, d.chain);
+      issue[sub] += d.issue;
+      pipes[sub] += d.pipes;
+      tensor[sub] += d.tensor;
+      shared += d.shared;
+    }
+  double bound = std::max(chain, shared);
+  for (std::size_t s = 0; s < issue.size(); ++s) bound = std::max({bound, issue[s], pipes[s], tensor[s]});
+  return bound;
+}
+
+}  // namespace
+
+KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, const SmTiming& t, int sms) {
+  KernelEstimate e;
+  e.waves = waves(k.ctas(), occ, sms);
+  std::map<const WarpProgram*, WarpDemand> cache;
+  const std::uint64_t per_wave = static_cast<std::uint64_t>(occ.ctas_per_sm) * static_cast<std::uint64_t>(sms);
+  double cycles = 0;
+  for (std::uint64_t first = 0; first < k.ctas(); first += per_wave) {
+    // A wave's SMs hold the CTAs spread evenly; the busiest SM (the most CTAs) sets its time.
+    const std::uint64_t in_wave = std::min(per_wave, k.ctas() - first);
+    const std::uint64_t on_busiest = (in_wave + static_cast<std::uint64_t>(sms) - 1) / static_cast<std::uint64_t>(sms);
+    cycles += wave_cycles(k, first, on_busiest, t, cache);
+  }
+  e.cycles = static_cast<std::uint64_t>(std::ceil(cycles));
+  e.counts.ctas = k.ctas();
+  e.counts.busy_cycles = e.cycles * std::min<std::uint64_t>(k.ctas(), static_cast<std::uint64_t>(sms));
+  for (std::uint64_t c = 0; c < k.ctas(); ++c)
+    for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w) {
+      const WarpProgram& p = k.program_of(c, w);
+      auto it = cache.find(&p);
+      if (it == cache.end()) it = cache.emplace(&p, demand(p, t)).first;
+      if (k.warp_programs.empty()) {  // every warp the same: count once, times the grid
+        e.counts.add(it->second.counts, k.ctas() * k.warps_per_cta());
+        return e;
+      }
+      e.counts.add(it->second.counts);
+    }
+  return e;
+}
+
+}  // namespace strata

@@ -1,0 +1,27 @@
+// The GPU's analytic fidelity (`sim.fidelity: analytic`): a kernel's cycles from closed-form
+// bounds instead of a cycle-level run, for screening sweeps. Per wave, an SM takes the longest
+// of:
+//   - one warp's dependence chain: a lone warp's pass over one and two loop iterations gives
+//     the chain's fixed part and its time per iteration (no other warp, no contention);
+//   - each sub-core's issue slots, pipe cycles and tensor-core cycles, summed over its warps;
+//   - the SM's shared-memory wavefronts.
+// Full waves run at the occupancy's CTAs per SM, the last one at what is left. The counts (warp
+// instructions, lane operations, MACs, wavefronts, register accesses) are exact: they follow
+// from the programs and the grid.
+#pragma once
+
+#include "accelerators/gpu/occupancy.h"
+#include "accelerators/gpu/sm_core.h"
+#include "workloads/gpu/warp_program.h"
+
+namespace strata {
+
+struct KernelEstimate {
+  std::uint64_t cycles = 0;
+  std::uint64_t waves = 0;
+  SmCounts counts;  // of the whole grid
+};
+
+KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, const SmTiming& t, int sms);
+
+}  // namespace strata
