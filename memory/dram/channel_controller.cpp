@@ -47,6 +47,11 @@ ChannelController::ChannelController(const DramSpec& spec, const ControllerConfi
   for (int r = 0; r < spec.org.ranks; ++r)
     refresh_due_[r] = static_cast<std::uint64_t>(interval) * static_cast<std::uint64_t>(r + 1) /
                       static_cast<std::uint64_t>(spec.org.ranks);
+  // A channel starts idle, parked at its first refresh: one that gets its first request late
+  // has refreshed all along (catch_up issues them at their own cycles), instead of owing them
+  // all and issuing them back to back ahead of that request.
+  if (config.refresh != ControllerConfig::Refresh::None)
+    parked_ = *std::min_element(refresh_due_.begin(), refresh_due_.end());
 }
 
 ChannelController::Enqueued ChannelController::enqueue(std::uint64_t tag, const DramAddress& a, bool write,
@@ -447,8 +452,8 @@ std::uint64_t ChannelController::active_rank_cycles_at(std::uint64_t now) const 
   return cycles;
 }
 
-void ChannelController::finish(std::uint64_t end) {
-  catch_up(end);
+void ChannelController::finish(std::uint64_t end, bool run_idle_steps) {
+  if (run_idle_steps) catch_up(end);
   for (int r = 0; r < spec_.org.ranks; ++r)
     if (open_banks_[r] > 0) active_cycles_ += end - active_since_[r];
   std::fill(active_since_.begin(), active_since_.end(), end);

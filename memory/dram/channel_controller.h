@@ -81,8 +81,10 @@ class ChannelController {
   Enqueued enqueue(std::uint64_t tag, const DramAddress& a, bool write, std::uint64_t now);
   // Issues what is legal at `now`; reads whose data has been scheduled go to `done`.
   std::uint64_t step(std::uint64_t now, std::vector<Completion>& done);
-  // Closes residency accounting at the end of the run.
-  void finish(std::uint64_t end);
+  // Closes residency accounting at the end of the run, after issuing the refreshes of the idle
+  // stretch before `end` (not under the analytic fidelity, whose refreshes are counted in
+  // closed form: run_idle_steps false).
+  void finish(std::uint64_t end, bool run_idle_steps = true);
 
   bool idle() const { return reads_.empty() && writes_.empty(); }
   // Rank-cycles during which at least one bank of the rank was open (active standby).

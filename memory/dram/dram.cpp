@@ -463,7 +463,7 @@ void Dram::finalize(const sc_core::sc_time& end) {
   double energy = 0;
   for (std::size_t i = 0; i < channels_.size(); ++i) {
     Channel& ch = *channels_[i];
-    ch.ctrl->finish(end_cycle);
+    ch.ctrl->finish(end_cycle, !context().analytic());
     const ChannelStats& s = ch.stats;
     // One sample per burst in one table, not two: the totals are gathered here.
     read_latency_.merge(*s.read_latency);
