@@ -8,6 +8,7 @@
 #include "accelerators/gpu/gpu_analytic.h"
 #include "sim/input_error.h"
 #include "sim/kernel.h"
+#include "sim/ports.h"
 
 namespace strata {
 
@@ -71,6 +72,16 @@ const KindSpec& sm_spec() {
     s.add(param::integer("shared_banks", "shared-memory banks; one access per bank per cycle").def("32").range("1", "128"));
     s.add(param::quantity("bank_width", UnitFamily::Size, "bytes per bank access").def("4 B").range("1 B", "64 B"));
     s.add(param::integer("shared_latency", "cycles from a conflict-free shared load's issue to its data").def("30").range("1", "1000"));
+    s.add(
+        param::quantity("l1_shared", UnitFamily::Size,
+                        "the unified L1 data cache and shared-memory array; the L1 is what the shared_memory carve-out "
+                        "leaves")
+            .def("256 KiB")
+            .range("0 B", "16 MiB"));
+    s.add(param::integer("l1_ways", "L1 associativity (128 B lines of four 32 B sectors)").def("4").range("1", "64"));
+    s.add(param::integer("l1_latency", "cycles from a global load's issue to its data on an L1 hit")
+              .def("33")
+              .range("1", "1000"));
     s.add(param::integer("shared_queue",
                          "wavefronts the shared-memory unit queues; a shared access issues only while fewer are waiting")
               .def("16")
@@ -102,6 +113,36 @@ const KindSpec& tensor_spec() {
               .range("0", "1000"));
     s.add(param::integer("wgmma_issue", "cycles a wgmma keeps its warp from issuing again").def("4").range("1", "100"));
     s.add(param::boolean("sparsity", "2:4 structured sparsity of A: twice the MACs per cycle").def("true"));
+    return s;
+  }();
+  return spec;
+}
+
+const KindSpec& l2_spec() {
+  static const KindSpec spec = [] {
+    KindSpec s;
+    s.name = "l2";
+    s.category = "section";
+    s.description = "the L2 cache and the crossbar to it (gpu_l2.h)";
+    s.add(param::quantity("size", UnitFamily::Size, "L2 capacity, all slices").def("50 MiB").range("128 KiB", "4 GiB"));
+    s.add(param::integer("ways", "associativity (128 B lines of four 32 B sectors)").def("16").range("1", "64"));
+    s.add(param::integer("slices", "slices the lines are hashed over").def("64").range("1", "1024"));
+    s.add(param::integer("partitions", "partitions the slices and SMs are split into (a far slice costs far_latency)")
+              .def("2")
+              .range("1", "16"));
+    s.add(param::integer("latency",
+                         "cycles from a global load's issue to its data on a hit in a near slice (its lookahead: "
+                         "the SMs run half of it ahead of the L2)")
+              .def("260")
+              .range("2", "10000"));
+    s.add(
+        param::integer("far_latency", "cycles more for a slice in the other partition").def("150").range("0", "10000"));
+    s.add(param::integer("slice_sectors", "32 B sectors a slice reads or writes a cycle").def("2").range("1", "64"));
+    s.add(param::integer("dram_latency",
+                         "cycles from a slice's miss to its DRAM request, and again from the DRAM's answer "
+                         "back to the slice (memory controller and fabric)")
+              .def("100")
+              .range("0", "10000"));
     return s;
   }();
   return spec;
@@ -145,6 +186,10 @@ SmTiming read_timing(const Params& sm, const Params& tc) {
   t.bank_bytes = static_cast<int>(sm.quantity("bank_width"));
   t.shared_latency = static_cast<int>(sm.integer("shared_latency"));
   t.shared_queue = static_cast<int>(sm.integer("shared_queue"));
+  t.l1_ways = static_cast<int>(sm.integer("l1_ways"));
+  t.l1_latency = static_cast<int>(sm.integer("l1_latency"));
+  const double l1 = sm.quantity("l1_shared") - sm.quantity("shared_memory");
+  t.l1_bytes = l1 > 0 ? static_cast<std::uint64_t>(l1) : 0;
   const auto base = static_cast<double>(tc.integer("macs_per_cycle"));
   for (const auto& [format, rate] : tc.format_rates("rates")) t.tensor_macs[format] = base * rate;
   t.mma_latency = static_cast<int>(tc.integer("mma_latency"));
@@ -164,6 +209,11 @@ KindSpec Gpu::spec() {
   s.add(param::integer("sms", "streaming multiprocessors").def("132").range("1", "1024"));
   s.slot(SlotSpec{"sm", "one streaming multiprocessor", "section", "", false, &sm_spec()});
   s.slot(SlotSpec{"tensor_core", "the tensor core of each sub-core", "section", "", false, &tensor_spec()});
+  s.slot(SlotSpec{"l2", "the L2 cache and the crossbar to it", "section", "", false, &l2_spec()});
+  s.slot(SlotSpec{"memory",
+                  "the DRAM behind the L2 (a memory_target kind: dram, simple_memory); without it, kernels may not "
+                  "touch global memory",
+                  "component", kMemoryTargetRole, false, nullptr});
   s.provides(kGpuRole);
   return s;
 }
@@ -180,11 +230,55 @@ Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
   if (limits_.max_shared_per_cta > limits_.shared_bytes)
     throw InputError(cfg.child("sm").params.where("max_shared_per_cta"), cfg.path + ".sm.max_shared_per_cta",
                      "is larger than the SM's shared_memory");
-  for (int i = 0; i < sms_; ++i) cores_.push_back(std::make_unique<SmCore>(timing_));
+  const Params& sm = cfg.child("sm").params;
+  if (sm.quantity("shared_memory") > sm.quantity("l1_shared"))
+    throw InputError(sm.where("shared_memory"), cfg.path + ".sm.shared_memory",
+                     "is larger than the SM's l1_shared array");
+  try {
+    for (int i = 0; i < sms_; ++i) cores_.push_back(std::make_unique<SmCore>(timing_, i));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(sm.where("l1_ways"), cfg.path + ".sm.l1_ways", e.what());
+  }
+  if (cfg.children.count("memory")) {
+    const Params& l2 = cfg.child("l2").params;
+    L2Config c;
+    c.bytes = static_cast<std::uint64_t>(l2.quantity("size"));
+    c.ways = static_cast<int>(l2.integer("ways"));
+    c.slices = static_cast<int>(l2.integer("slices"));
+    c.partitions = static_cast<int>(l2.integer("partitions"));
+    c.latency = static_cast<int>(l2.integer("latency"));
+    c.far_latency = static_cast<int>(l2.integer("far_latency"));
+    c.slice_sectors = static_cast<int>(l2.integer("slice_sectors"));
+    c.dram_latency = static_cast<int>(l2.integer("dram_latency"));
+    try {
+      l2_ = std::make_unique<GpuL2>(
+          c, sms_,
+          [this](int s, std::uint64_t id, std::uint64_t cycle) {
+            cores_[static_cast<std::size_t>(s)]->complete(id, cycle);
+          },
+          [this](std::uint64_t cycle, std::uint64_t address, std::uint32_t bytes, bool write, std::uint64_t tag) {
+            dram_queue_.push(DramRequest{cycle, dram_seq_++, address, tag, bytes, write});
+            dram_queued_.notify(sc_core::SC_ZERO_TIME);
+          });
+    } catch (const std::invalid_argument& e) {
+      throw InputError(l2.where("size"), cfg.path + ".l2.size", e.what());
+    }
+    for (auto& core : cores_) core->connect([this](const GlobalAccess& a) { window_.push_back(a); });
+    memory_component_ = build_child("memory");
+    dram_port_ =
+        std::make_unique<AtInitiator>("dram_port", [this](tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay) {
+          auto& p = static_cast<DramPayload&>(gp);
+          if (!gp.is_write())
+            l2_->dram_done(p.tag, clock().cycle_at(clock().next_edge(sc_core::sc_time_stamp() + delay)));
+        });
+    bind_at(ctx, dram_port_->socket(), dynamic_cast<MemoryTarget&>(*memory_component_).target_socket(), "gpu.l2");
+    scratch_.resize(kLineBytes);
+  }
   declare_costs();
   ctx.report("warp_instructions", stat_name("warp_instructions"));
   SC_HAS_PROCESS(Gpu);
   SC_THREAD(run);
+  if (l2_) SC_THREAD(issue_dram);
 }
 
 Gpu::~Gpu() = default;
@@ -241,11 +335,11 @@ void Gpu::launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done
   };
   bool global = uses_global(kernel.program.get());
   for (const auto& p : kernel.warp_programs) global = global || uses_global(p.get());
-  if (global)
-    throw std::invalid_argument(fmt::format("kernel {}: global memory instructions need the GPU's memory hierarchy, "
-                                            "which is not modelled yet",
-                                            kernel.name));
+  if (global && !l2_)
+    throw std::invalid_argument(fmt::format(
+        "kernel {}: global loads and stores need a memory behind the L2 (the gpu's `memory`)", kernel.name));
   Pending p;
+  p.global = global;
   p.occupancy = occupancy(limits_, kernel.threads_per_cta(), kernel.registers_per_thread, kernel.shared_bytes);
   p.kernel = std::move(kernel);
   p.done = std::move(done);
@@ -305,7 +399,80 @@ double Gpu::dynamic_energy_j() const {
   return finished_energy_ + running_energy_ * done;
 }
 
+void Gpu::free(tlm::tlm_generic_payload* gp) { payloads_.recycle(gp); }
+
+void Gpu::issue_dram() {
+  for (;;) {
+    while (dram_queue_.empty()) wait(dram_queued_);
+    const sc_core::sc_time at = clock().time_of(dram_queue_.top().cycle);
+    if (at > sc_core::sc_time_stamp()) {
+      wait(at - sc_core::sc_time_stamp(), dram_queued_);  // an earlier request may come meanwhile
+      continue;
+    }
+    while (dram_port_->request_open()) wait(dram_port_->progress());
+    const DramRequest r = dram_queue_.top();
+    dram_queue_.pop();
+    DramPayload* gp = payloads_.allocate();
+    gp->acquire();
+    gp->tag = r.tag;
+    gp->set_command(r.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    gp->set_address(r.address);
+    gp->set_data_ptr(scratch_.data());
+    gp->set_data_length(r.bytes);
+    gp->set_streaming_width(r.bytes);
+    gp->set_byte_enable_ptr(nullptr);
+    gp->set_dmi_allowed(false);
+    gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    dram_port_->begin_request(*gp);
+    gp->release();
+  }
+}
+
+KernelRun Gpu::run_kernel_windowed(const Pending& p, std::uint64_t start) {
+  const KernelLaunch& k = p.kernel;
+  KernelRun r;
+  r.start_cycle = r.end_cycle = start;
+  r.occupancy = p.occupancy;
+  r.waves = waves(k.ctas(), p.occupancy, sms_);
+  std::uint64_t next = 0, completed = 0;
+  const std::uint64_t total = k.ctas();
+  std::vector<const WarpProgram*> programs(k.warps_per_cta());
+  const auto place = [&](SmCore& core, std::uint64_t at) {
+    for (std::uint32_t w = 0; w < programs.size(); ++w) programs[w] = &k.program_of(next, w);
+    core.add_cta(programs, at, next * k.warps_per_cta());
+    ++next;
+  };
+  for (int round = 0; round < p.occupancy.ctas_per_sm && next < total; ++round)
+    for (int s = 0; s < sms_ && next < total; ++s) place(*cores_[static_cast<std::size_t>(s)], start);
+  const auto window = static_cast<std::uint64_t>(l2_->lookahead());
+  const std::uint64_t before = totals().warp_instructions;
+  for (std::uint64_t t = start; completed < total; t += window) {
+    for (int s = 0; s < sms_; ++s) {
+      SmCore& core = *cores_[static_cast<std::size_t>(s)];
+      int finished = 0;
+      for (std::uint64_t c; (c = core.run(t + window, finished)) != SmCore::kNever;) {
+        ++completed;
+        r.end_cycle = std::max(r.end_cycle, c);
+        if (next < total) place(core, c);
+      }
+    }
+    // The window's accesses reach the L2 in time order (ties: SM, then the SM's own order).
+    std::stable_sort(window_.begin(), window_.end(), [](const GlobalAccess& a, const GlobalAccess& b) {
+      return a.cycle != b.cycle ? a.cycle < b.cycle : a.sm < b.sm;
+    });
+    for (const GlobalAccess& a : window_) l2_->access(a);
+    window_.clear();
+    if (completed < total) wait(clock().time_of(t + window) - sc_core::sc_time_stamp());
+  }
+  r.warp_instructions = totals().warp_instructions - before;
+  warp_instructions_.add(r.warp_instructions);
+  ctas_.add(total);
+  kernels_.add();
+  return r;
+}
+
 KernelRun Gpu::run_kernel(const Pending& p, std::uint64_t start) {
+  if (p.global) return run_kernel_windowed(p, start);
   const KernelLaunch& k = p.kernel;
   KernelRun r;
   r.start_cycle = r.end_cycle = start;
@@ -316,7 +483,7 @@ KernelRun Gpu::run_kernel(const Pending& p, std::uint64_t start) {
   std::vector<const WarpProgram*> programs(k.warps_per_cta());
   const auto place = [&](SmCore& core, std::uint64_t at) {
     for (std::uint32_t w = 0; w < programs.size(); ++w) programs[w] = &k.program_of(next, w);
-    core.add_cta(programs, at);
+    core.add_cta(programs, at, next * k.warps_per_cta());
     ++next;
   };
   // Breadth-first: every SM gets a CTA before any gets a second.

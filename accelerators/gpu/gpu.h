@@ -15,11 +15,15 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <queue>
 #include <vector>
 
+#include "accelerators/gpu/gpu_l2.h"
 #include "accelerators/gpu/occupancy.h"
 #include "accelerators/gpu/sm_core.h"
 #include "sim/component.h"
+#include "sim/payload_pool.h"
+#include "sim/tlm_at.h"
 #include "workloads/gpu/warp_program.h"
 
 namespace strata {
@@ -35,7 +39,7 @@ struct KernelRun {
   std::uint64_t cycles() const { return end_cycle - start_cycle; }
 };
 
-class Gpu : public Component {
+class Gpu : public Component, public tlm::tlm_mm_interface {
  public:
   static KindSpec spec();
   Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
@@ -53,20 +57,47 @@ class Gpu : public Component {
   bool idle() const { return queue_.empty() && !running_; }
   void finalize(const sc_core::sc_time& end) override;
   double dynamic_energy_j() const override;
+  void free(tlm::tlm_generic_payload* gp) override;  // tlm_mm_interface
 
  private:
   struct Pending {
     KernelLaunch kernel;
     Occupancy occupancy;
     std::function<void(const KernelRun&)> done;
+    bool global = false;  // reaches global memory: runs window by window (run_kernel_windowed)
   };
   void run();  // SC_THREAD: runs the queued kernels one after another
   KernelRun run_kernel(const Pending& p, std::uint64_t start);
+  // A kernel that reaches global memory: every SM runs one lookahead window (GpuL2::lookahead
+  // cycles, less than any latency from an access leaving an SM to its effect) ahead of
+  // SystemC time, then the window's accesses go to the L2 in time order, and the thread waits
+  // out the window while the DRAM answers.
+  KernelRun run_kernel_windowed(const Pending& p, std::uint64_t start);
+  void issue_dram();  // SC_THREAD: sends the L2's DRAM requests at their cycles
+  struct DramPayload : tlm::tlm_generic_payload {
+    explicit DramPayload(tlm::tlm_mm_interface* mm) : tlm::tlm_generic_payload(mm) {}
+    std::uint64_t tag = 0;
+  };
+  struct DramRequest {
+    std::uint64_t cycle, seq, address, tag;
+    std::uint32_t bytes;
+    bool write;
+    bool operator>(const DramRequest& o) const { return cycle != o.cycle ? cycle > o.cycle : seq > o.seq; }
+  };
 
   int sms_;
   SmLimits limits_;
   SmTiming timing_;
   std::vector<std::unique_ptr<SmCore>> cores_;
+  std::unique_ptr<Component> memory_component_;  // the DRAM behind the L2 (optional)
+  std::unique_ptr<GpuL2> l2_;
+  std::unique_ptr<AtInitiator> dram_port_;
+  std::vector<GlobalAccess> window_;  // the accesses of the window being simulated
+  std::priority_queue<DramRequest, std::vector<DramRequest>, std::greater<DramRequest>> dram_queue_;
+  std::uint64_t dram_seq_ = 0;
+  sc_core::sc_event dram_queued_;
+  PayloadPool<DramPayload> payloads_{this};
+  std::vector<unsigned char> scratch_;
   std::deque<Pending> queue_;
   bool running_ = false;
   sc_core::sc_event launched_;

@@ -44,7 +44,7 @@ void parse_shape(const std::string& shape, WarpInstruction& in) {
 
 }  // namespace
 
-Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming& t) {
+Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming& t, int sms) {
   auto program = std::make_shared<WarpProgram>();
   WarpProgram& p = *program;
   p.iterations = c.iterations;
@@ -142,16 +142,69 @@ Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming
     b.unit = "B/clk/SM";
     b.latency = false;
     b.count = iterations * 8 * warps * 32 * c.width;
+  } else if (kind == "global_chase") {
+    if (c.stride == 0 || c.footprint < c.stride)
+      throw MicrobenchmarkError("stride", fmt::format("{} B: the stride must be from 1 B to the footprint", c.stride));
+    // One lane follows a pointer through a ring of footprint / stride loads.
+    WarpInstruction in = op(WarpOp::Ldg, 0, {0});
+    in.active_mask = 1;
+    in.width = 8;
+    in.lane_stride = 0;
+    in.iteration_stride = static_cast<std::int64_t>(c.stride);
+    in.footprint = c.footprint;
+    p.body = {in};
+    b.unit = "cycles";
+    b.count = iterations;
+    warps = warps ? warps : 1;
+  } else if (kind == "global_copy") {
+    // Every warp copies 128 B lines, four loads in flight, then their four stores; the grid's
+    // warps sweep the array together (iteration i, warp w, load k: line (4 i + k) W + w).
+    const std::uint64_t ctas = c.ctas > 1 ? c.ctas : 2 * static_cast<std::uint64_t>(sms);
+    warps = warps ? warps : 32;
+    const std::uint64_t row = ctas * static_cast<std::uint64_t>(warps) * 128;  // bytes per load across the grid
+    if (c.footprint < 4 * row)
+      throw MicrobenchmarkError("footprint", fmt::format("{} B: a copy over {} warps needs at least {} B", c.footprint,
+                                                         ctas * static_cast<std::uint64_t>(warps), 4 * row));
+    p.iterations = c.footprint / (4 * row);
+    for (std::uint8_t k = 0; k < 4; ++k) {
+      WarpInstruction ld = op(WarpOp::Ldg, k, {});
+      ld.base = k * row;
+      ld.iteration_stride = static_cast<std::int64_t>(4 * row);
+      ld.warp_stride = 128;
+      p.body.push_back(ld);
+    }
+    for (std::uint8_t k = 0; k < 4; ++k) {
+      WarpInstruction st = p.body[k];
+      st.op = WarpOp::Stg;
+      st.dst = {kNoReg, kNoReg};
+      st.src = {k, kNoReg, kNoReg, kNoReg};
+      st.base += c.footprint;  // the destination array follows the source
+      p.body.push_back(st);
+    }
+    b.unit = "GB/s";
+    b.latency = false;
+    b.device_rate = true;
+    b.count = static_cast<double>(2 * p.iterations * 4 * row);
+    b.kernel.grid = {static_cast<std::uint32_t>(ctas), 1, 1};
   } else {
     throw MicrobenchmarkError("benchmark", fmt::format("'{}' is not known", kind));
   }
   if (t.dependences == SmTiming::Dependences::ControlBits) assign_control_bits(p, t);
   b.kernel.name = kind;
   b.kernel.block = {static_cast<std::uint32_t>(warps) * 32, 1, 1};
-  b.kernel.grid = {static_cast<std::uint32_t>(c.ctas), 1, 1};
+  if (kind != "global_copy") b.kernel.grid = {static_cast<std::uint32_t>(c.ctas), 1, 1};
   b.kernel.registers_per_thread = c.registers;
   b.kernel.shared_bytes = c.shared;
   b.kernel.program = program;
+  if (kind == "global_chase" && c.warm) {
+    // The same chase once over the footprint, as a kernel before the timed one.
+    auto pass = std::make_shared<WarpProgram>(p);
+    pass->iterations = std::max<std::uint64_t>(1, c.footprint / c.stride);
+    KernelLaunch warm = b.kernel;
+    warm.name = "global_chase_warmup";
+    warm.program = pass;
+    b.warmup.push_back(warm);
+  }
   return b;
 }
 
@@ -186,6 +239,7 @@ class MicrobenchmarkDriver : public Component {
   bool finished() const { return finished_; }
   // Analytic fidelity: the kernel in closed form; returns its end in seconds.
   double evaluate() {
+    for (const KernelLaunch& k : bench_.warmup) gpu_.evaluate(k);
     const KernelRun r = gpu_.evaluate(bench_.kernel);
     record(r, gpu_.clock().time_of(r.end_cycle));
     return to_seconds(gpu_.clock().time_of(r.end_cycle));
@@ -193,6 +247,7 @@ class MicrobenchmarkDriver : public Component {
 
  private:
   void start() {
+    for (const KernelLaunch& k : bench_.warmup) gpu_.launch(k, [](const KernelRun&) {});
     gpu_.launch(bench_.kernel, [this](const KernelRun& r) { record(r, sc_core::sc_time_stamp()); });
   }
   void record(const KernelRun& r, const sc_core::sc_time& end) {
@@ -226,11 +281,12 @@ KindSpec GpuMicrobenchmarkWorkload::spec() {
   KindSpec s;
   s.name = "gpu_microbenchmark";
   s.description = "a GPU unit microbenchmark (dependent chains, issue rates, tensor-core rates, shared memory) and its figure";
-  s.add(param::choice("benchmark",
-                      {"ffma_chain", "issue_rate", "mma_chain", "mma_rate", "wgmma_chain", "wgmma_rate", "shared_chase",
-                       "shared_bandwidth"},
-                      "what to measure (see docs/gpu.md): *_chain a dependent latency in cycles, *_rate a throughput per "
-                      "SM, shared_bandwidth bytes per cycle per SM"));
+  s.add(
+      param::choice("benchmark",
+                    {"ffma_chain", "issue_rate", "mma_chain", "mma_rate", "wgmma_chain", "wgmma_rate", "shared_chase",
+                     "shared_bandwidth", "global_chase", "global_copy"},
+                    "what to measure (see docs/gpu.md): *_chain a dependent latency in cycles, *_rate a throughput per "
+                    "SM, shared_bandwidth bytes per cycle per SM"));
   s.add(param::choice("pipe", {"int", "fp32", "fp64", "sfu"}, "issue_rate: the pipe its instructions use").def("fp32"));
   s.add(param::string("format", "tensor benchmarks: the operand number format (fp16, bf16, tf32, fp8_e4m3, int8, int4, ...)")
             .def("fp16"));
@@ -245,6 +301,15 @@ KindSpec GpuMicrobenchmarkWorkload::spec() {
             .def("4 B")
             .range("0 B", "4 KiB"));
   s.add(param::quantity("width", UnitFamily::Size, "shared benchmarks: bytes each lane loads (4, 8 or 16)").def("4 B").range("1 B", "16 B"));
+  s.add(param::quantity("footprint", UnitFamily::Size,
+                        "global benchmarks: the bytes a chase cycles through or a copy reads (and writes as much)")
+            .def("16 KiB")
+            .range("128 B", "1 TiB"));
+  s.add(param::quantity("stride", UnitFamily::Size, "global_chase: bytes between consecutive loads")
+            .def("128 B")
+            .range("1 B", "1 GiB"));
+  s.add(param::boolean("warm", "global_chase: one pass over the footprint before the timed one (caches warm)")
+            .def("true"));
   s.add(param::integer("ctas", "CTAs in the grid (one SM runs one CTA by default)").def("1").range("1", "4294967295"));
   s.add(param::integer("registers", "registers per thread (occupancy)").def("32").range("1", "1024"));
   s.add(param::quantity("shared", UnitFamily::Size, "shared memory per CTA (occupancy)").def("0 B").range("0 B", "16 MiB"));
@@ -267,6 +332,9 @@ GpuMicrobenchmarkWorkload::GpuMicrobenchmarkWorkload(const ValidatedNode& cfg, S
   config_.lane_stride = static_cast<int>(p.quantity("lane_stride"));
   config_.width = static_cast<int>(p.quantity("width"));
   config_.ctas = static_cast<std::uint64_t>(p.integer("ctas"));
+  config_.footprint = static_cast<std::uint64_t>(p.quantity("footprint"));
+  config_.stride = static_cast<std::uint64_t>(p.quantity("stride"));
+  config_.warm = p.flag("warm");
   config_.registers = static_cast<std::uint32_t>(p.integer("registers"));
   config_.shared = static_cast<std::uint64_t>(p.quantity("shared"));
 }
@@ -280,7 +348,7 @@ void GpuMicrobenchmarkWorkload::bind(Component& hardware) {
                      fmt::format("gpu_microbenchmark needs a gpu; hardware kind '{}' is not one", hardware.config().spec->name));
   Microbenchmark b;
   try {
-    b = make_microbenchmark(config_, gpu->timing());
+    b = make_microbenchmark(config_, gpu->timing(), gpu->sms());
   } catch (const MicrobenchmarkError& e) {
     throw InputError(cfg_.params.where(e.key), "workload." + e.key, e.what());
   }

@@ -8,6 +8,10 @@
 //   wgmma_rate        wgmmas kept in flight by one warp group      MACs per cycle per SM
 //   shared_chase      dependent shared loads (a pointer chase)     latency, cycles
 //   shared_bandwidth  independent shared loads at a lane stride    bytes per cycle per SM
+//   global_chase      dependent global loads, `stride` apart in a  latency, cycles
+//                     `footprint` (after a warm-up pass)
+//   global_copy       a STREAM copy of a `footprint` array over    GB/s, the whole GPU
+//                     every SM
 // By default one CTA runs on one SM. With `ctas` (and the CTA's `registers` and `shared`
 // memory) the grid spreads over the SMs under the occupancy rules: a rate then counts every
 // CTA's work per SM in use, a latency is per wave. summary.json gets `measured`, `unit`, and
@@ -36,6 +40,9 @@ struct MicrobenchmarkConfig {
   int warps = 0;                // per CTA; 0: the benchmark's own choice
   int lane_stride = 4;          // shared_bandwidth: bytes between lanes' addresses
   int width = 4;                // shared access bytes per lane
+  std::uint64_t footprint = 16 << 10;  // global benchmarks: bytes the chase or the copy covers
+  std::uint64_t stride = 128;          // global_chase: bytes between consecutive loads
+  bool warm = true;                    // global_chase: a pass over the footprint first
   std::uint64_t ctas = 1;       // the grid
   std::uint32_t registers = 32;  // per thread
   std::uint64_t shared = 0;     // bytes per CTA
@@ -44,12 +51,14 @@ struct MicrobenchmarkConfig {
 // The kernel a benchmark runs on an SM of timing `t` (the control bits set for it), and what
 // its result counts: the unit and how to turn a run into the measured figure.
 struct Microbenchmark {
+  std::vector<KernelLaunch> warmup;  // run first, not measured (they fill the caches)
   KernelLaunch kernel;
   std::string unit;
   // measured = count / cycles / SMs in use for rates, cycles / count / waves for latencies;
   // count is one CTA's.
   bool latency = true;
   double count = 1;
+  bool device_rate = false;  // count is bytes over the whole device: measured in GB/s
 };
 // A setting the benchmark cannot run with, and the workload key that holds it.
 class MicrobenchmarkError : public std::invalid_argument {
@@ -59,7 +68,7 @@ class MicrobenchmarkError : public std::invalid_argument {
 };
 // Throws MicrobenchmarkError for a shape, format or warp count the benchmark cannot have on an
 // SM of timing `t`.
-Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming& t);
+Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming& t, int sms = 1);
 
 class MicrobenchmarkDriver;
 

@@ -23,11 +23,18 @@ void SmCounts::add(const SmCounts& c, std::uint64_t times) {
   for (const auto& [f, n] : c.tensor_macs) tensor_macs[f] += n * times;
   shared_wavefronts += c.shared_wavefronts * times;
   shared_bytes += c.shared_bytes * times;
+  l1_hit_sectors += c.l1_hit_sectors * times;
+  l1_miss_sectors += c.l1_miss_sectors * times;
+  store_sectors += c.store_sectors * times;
   rf_reads += c.rf_reads * times;
   rf_writes += c.rf_writes * times;
 }
 
-SmCore::SmCore(const SmTiming& t) : t_(t), subs_(static_cast<std::size_t>(t.sub_cores)) {}
+SmCore::SmCore(const SmTiming& t, int index) : t_(t), subs_(static_cast<std::size_t>(t.sub_cores)), index_(index) {
+  if (t.l1_bytes > 0) l1_ = std::make_unique<SectoredCache>(t.l1_bytes, t.l1_ways, kLineBytes, kSectorBytes);
+}
+
+SmCore::~SmCore() = default;
 
 double SmCore::tensor_rate(const std::string& format) const {
   const auto it = t_.tensor_macs.find(format);
@@ -105,7 +112,7 @@ std::uint64_t& SmCore::pipe(SubCore& s, WarpOp op) {
   }
 }
 
-int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64_t at) {
+int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64_t at, std::uint64_t first_warp) {
   if (live_ctas_ == 0) {
     now_ = std::max(now_, at);
     resident_since_ = now_;
@@ -119,10 +126,11 @@ int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64
     ctas_.emplace_back();
   }
   const int warps = static_cast<int>(programs.size());
-  ctas_[static_cast<std::size_t>(id)] = Cta{warps, 0, at, true};
+  ctas_[static_cast<std::size_t>(id)] = Cta{warps, 0, 0, at, true};
   ++live_ctas_;
   ++counts_.ctas;
-  for (const WarpProgram* program : programs) {
+  for (std::size_t i = 0; i < programs.size(); ++i) {
+    const WarpProgram* program = programs[i];
     auto [rates, fresh] = rates_.try_emplace(program);
     if (fresh)
       for (const std::string& f : program->formats) rates->second.push_back(t_.tensor_macs.count(f) ? t_.tensor_macs.at(f) : 0);
@@ -150,6 +158,7 @@ int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64
     w.cta = id;
     w.age = age_++;
     w.next_issue = at;
+    w.global_index = first_warp + i;
     w.reg_ready.assign(max_reg, 0);
     w.active = true;
     subs_[static_cast<std::size_t>(next_sub_)].warps.push_back(wi);
@@ -172,7 +181,7 @@ std::uint64_t SmCore::ready_at(const Warp& w, const SubCore& s) const {
         if (r != kNoReg) t = std::max(t, w.reg_ready[r]);
     } else {
       for (int b = 0; b < 6; ++b)
-        if (in.wait_mask >> b & 1u) t = std::max(t, w.barrier_clear[b]);
+        if (in.wait_mask >> b & 1u) t = std::max(t, w.barrier_pending[b] > 0 ? kNever : w.barrier_clear[b]);
     }
     if (in.op == WarpOp::WgmmaWait && w.wgmma.size() > in.pending)
       t = std::max(t, w.wgmma[w.wgmma.size() - in.pending - 1]);
@@ -311,21 +320,25 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
       break;
     }
     case WarpOp::Ldg:
-    case WarpOp::Stg: throw std::logic_error("global memory instructions reached an SM without a memory hierarchy");
+    case WarpOp::Stg: done = global_access(w, wi, in, std::max(now, shared_free_)); break;
     case WarpOp::Nop: break;
   }
-  done = std::max(done, now + 1);
+  // A load whose data is outside the SM (done = kNever) holds its registers, or its counter,
+  // until complete() brings it.
+  const bool outside = done == kNever;
+  done = outside ? now + 1 : std::max(done, now + 1);
   if (t_.dependences == SmTiming::Dependences::Scoreboard) {
     // A wgmma's accumulators are the tensor core's until wgmma.wait_group: wgmmas into the
     // same accumulators follow each other in its pipeline without waiting.
     if (in.op != WarpOp::Wgmma)
       for (std::uint8_t r : in.dst)
-        if (r != kNoReg) w.reg_ready[r] = done;
+        if (r != kNoReg) w.reg_ready[r] = outside ? kNever : done;
     w.next_issue = std::max(w.next_issue, now + 1);
   } else {
     if (in.write_barrier >= 0) {
       std::uint64_t& b = w.barrier_clear[in.write_barrier];
       b = std::max(b, done);
+      if (outside) ++w.barrier_pending[in.write_barrier];
     }
     w.next_issue = std::max(w.next_issue, now + std::max<std::uint64_t>(1, in.stall));
   }
@@ -340,7 +353,108 @@ void SmCore::retire(int wi, std::uint64_t at) {
   Warp& w = warps_[static_cast<std::size_t>(wi)];
   Cta& c = ctas_[static_cast<std::size_t>(w.cta)];
   c.done_at = std::max({c.done_at, w.done_at, at + 1});
-  if (--c.warps_left == 0) completing_.emplace_back(c.done_at, w.cta);
+  --c.warps_left;
+  check_cta(w.cta);
+}
+
+void SmCore::check_cta(int cta) {
+  const Cta& c = ctas_[static_cast<std::size_t>(cta)];
+  if (c.warps_left == 0 && c.loads_out == 0) completing_.emplace_back(c.done_at, cta);
+}
+
+std::uint64_t SmCore::global_access(Warp& w, int wi, const WarpInstruction& in, std::uint64_t start) {
+  const WarpProgram& p = *w.program;
+  const std::uint64_t iteration = w.pc >= p.prologue.size() && !p.body.empty()
+                                      ? std::min(p.iterations - 1, (w.pc - p.prologue.size()) / p.body.size())
+                                      : 0;
+  // The lines and sectors the active lanes touch (ordered, so accesses leave in address order).
+  std::map<std::uint64_t, std::uint64_t> lines;
+  std::uint64_t sectors = 0;
+  for (int lane = 0; lane < 32; ++lane) {
+    if (!(in.active_mask >> lane & 1u)) continue;
+    const std::uint64_t first = in.address(lane, p.addresses, iteration, w.global_index);
+    const std::uint64_t last = first + std::max<std::uint64_t>(1, in.width) - 1;
+    for (std::uint64_t sector = first / kSectorBytes; sector <= last / kSectorBytes; ++sector) {
+      std::uint64_t& mask = lines[sector * kSectorBytes / kLineBytes * kLineBytes];
+      const std::uint64_t bit = std::uint64_t{1} << (sector % (kLineBytes / kSectorBytes));
+      sectors += (mask & bit) ? 0 : 1;
+      mask |= bit;
+    }
+  }
+  // The L1's data path: one line looked up and four sectors moved a cycle.
+  shared_free_ = start + std::max<std::uint64_t>(lines.size(), (sectors + 3) / 4);
+  if (in.op == WarpOp::Stg) {
+    counts_.store_sectors += sectors;
+    for (const auto& [line, mask] : lines) {
+      if (l1_) l1_->write(line, mask);  // write-through: update a present line, allocate nothing
+      out_(GlobalAccess{index_, 0, start, line, mask, true});
+    }
+    return start + 1;
+  }
+  const std::uint64_t load = next_load_;
+  int waiting = 0;
+  for (const auto& [line, mask] : lines) {
+    const std::uint64_t present = l1_ ? l1_->lookup(line, mask) : 0;
+    const std::uint64_t missing = mask & ~present;
+    counts_.l1_hit_sectors += static_cast<std::uint64_t>(__builtin_popcountll(present));
+    counts_.l1_miss_sectors += static_cast<std::uint64_t>(__builtin_popcountll(missing));
+    if (!missing) continue;
+    ++waiting;
+    // A miss of the same sectors already out: wait for it rather than ask again.
+    if (const auto m = missing_lines_.find(line);
+        m != missing_lines_.end() && (misses_.at(m->second).sectors & missing) == missing) {
+      misses_.at(m->second).waiters.emplace_back(load, missing);
+      continue;
+    }
+    const std::uint64_t id = next_access_++;
+    misses_[id] = Miss{line, missing, {{load, missing}}};
+    missing_lines_[line] = id;
+    out_(GlobalAccess{index_, id, start, line, missing, false});
+  }
+  const std::uint64_t hit_data = start + static_cast<std::uint64_t>(t_.l1_latency);
+  if (waiting == 0) return hit_data;
+  ++next_load_;
+  loads_[load] = Load{wi, &in, waiting, hit_data};
+  ++ctas_[static_cast<std::size_t>(w.cta)].loads_out;
+  return kNever;
+}
+
+void SmCore::complete(std::uint64_t id, std::uint64_t cycle) {
+  const auto it = misses_.find(id);
+  if (it == misses_.end()) throw std::logic_error("an SM was answered an access it did not make");
+  const Miss m = std::move(it->second);
+  misses_.erase(it);
+  if (const auto l = missing_lines_.find(m.line); l != missing_lines_.end() && l->second == id) missing_lines_.erase(l);
+  if (l1_) {
+    std::uint64_t victim = 0, dirty = 0;
+    l1_->fill(m.line, m.sectors, false, victim, dirty);
+  }
+  for (const auto& [load, need] : m.waiters) {
+    Load& l = loads_.at(load);
+    l.latest = std::max(l.latest, cycle);
+    if (--l.waiting == 0) {
+      load_done(l.warp, *l.in, l.latest);
+      loads_.erase(load);
+    }
+  }
+}
+
+void SmCore::load_done(int wi, const WarpInstruction& in, std::uint64_t cycle) {
+  Warp& w = warps_[static_cast<std::size_t>(wi)];
+  if (t_.dependences == SmTiming::Dependences::Scoreboard) {
+    for (std::uint8_t r : in.dst)
+      if (r != kNoReg) w.reg_ready[r] = std::max(w.reg_ready[r] == kNever ? 0 : w.reg_ready[r], cycle);
+  } else if (in.write_barrier >= 0) {
+    --w.barrier_pending[in.write_barrier];
+    w.barrier_clear[in.write_barrier] = std::max(w.barrier_clear[in.write_barrier], cycle);
+  }
+  w.done_at = std::max(w.done_at, cycle);
+  w.own_valid = false;
+  for (SubCore& s : subs_) s.earliest = std::min(s.earliest, cycle);
+  Cta& c = ctas_[static_cast<std::size_t>(w.cta)];
+  c.done_at = std::max(c.done_at, cycle);
+  --c.loads_out;
+  check_cta(w.cta);
 }
 
 std::uint64_t SmCore::run(std::uint64_t until, int& finished) {
@@ -388,7 +502,13 @@ std::uint64_t SmCore::run(std::uint64_t until, int& finished) {
     }
     if (issued) next = now_ + 1;
     for (const auto& c : completing_) next = std::min(next, c.first);
-    if (next == kNever) throw std::logic_error("an SM with resident warps has nothing left to wait for");
+    if (next == kNever) {
+      // Every warp waits for data from outside the SM: complete() comes before `until`'s
+      // window is simulated.
+      if (loads_.empty()) throw std::logic_error("an SM with resident warps has nothing left to wait for");
+      now_ = until;
+      continue;
+    }
     now_ = std::min(next, until);
   }
 }

@@ -15,9 +15,11 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "models/cache/sectored_cache.h"
 #include "workloads/gpu/warp_program.h"
 
 namespace strata {
@@ -45,6 +47,24 @@ struct SmTiming {
   int wgmma_latency = 0;
   int wgmma_issue = 4;  // cycles a wgmma keeps its warp from issuing again
   bool sparsity = true;  // 2:4 structured sparsity: twice the rate
+  // L1 data cache (global loads; stores write through without allocating): 128 B lines of
+  // four 32 B sectors, the cycles from a load's issue to its data on a hit, and the line
+  // lookups it does a cycle (its data path moves four sectors a cycle). 0 bytes: no L1.
+  std::uint64_t l1_bytes = 0;
+  int l1_ways = 4, l1_latency = 33;
+};
+
+inline constexpr int kLineBytes = 128, kSectorBytes = 32;
+
+// One line's sectors of a global access that leaves the SM (an L1 miss or a store), for the
+// L2 to answer with SmCore::complete(id, cycle) (reads; stores are posted).
+struct GlobalAccess {
+  int sm = 0;
+  std::uint64_t id = 0;       // the SM's own number for it
+  std::uint64_t cycle = 0;    // when it leaves the L1
+  std::uint64_t line = 0;     // line address
+  std::uint64_t sectors = 0;  // mask of the line's sectors
+  bool write = false;
 };
 
 // What an SM counts (the component turns them into statistics).
@@ -55,6 +75,7 @@ struct SmCounts {
   std::uint64_t rf_reads = 0, rf_writes = 0;  // warp-wide (32 x 32-bit) register reads and writes
   std::map<std::string, std::uint64_t> tensor_macs;  // by format
   std::uint64_t shared_wavefronts = 0, shared_bytes = 0;
+  std::uint64_t l1_hit_sectors = 0, l1_miss_sectors = 0, store_sectors = 0;
   std::uint64_t busy_cycles = 0;  // cycles with at least one resident warp
   std::uint64_t ctas = 0;
   // Adds `times` x `c` (the events, not busy_cycles and ctas, which the caller knows).
@@ -64,14 +85,20 @@ struct SmCounts {
 class SmCore {
  public:
   static constexpr std::uint64_t kNever = ~std::uint64_t{0};
-  explicit SmCore(const SmTiming& t);
+  explicit SmCore(const SmTiming& t, int index = 0);
+  ~SmCore();
+  // Where accesses leaving the SM go (unset: a kernel with global accesses is refused earlier).
+  void connect(std::function<void(const GlobalAccess&)> out) { out_ = std::move(out); }
+  // The data of access `id` is in the SM at `cycle` (not earlier than the cycle run() reached).
+  void complete(std::uint64_t id, std::uint64_t cycle);
 
   // Makes a CTA resident from cycle `at`, warp i running *programs[i] (its warps go to the
   // sub-cores round-robin, continuing where the last CTA stopped). Returns its handle.
-  int add_cta(const std::vector<const WarpProgram*>& programs, std::uint64_t at);
+  // `first_warp` is the kernel-wide number of its warp 0 (global addresses move with it).
+  int add_cta(const std::vector<const WarpProgram*>& programs, std::uint64_t at, std::uint64_t first_warp = 0);
   // The same with `warps` warps all running `program`.
-  int add_cta(const WarpProgram& program, int warps, std::uint64_t at) {
-    return add_cta(std::vector<const WarpProgram*>(static_cast<std::size_t>(warps), &program), at);
+  int add_cta(const WarpProgram& program, int warps, std::uint64_t at, std::uint64_t first_warp = 0) {
+    return add_cta(std::vector<const WarpProgram*>(static_cast<std::size_t>(warps), &program), at, first_warp);
   }
   // Simulates until the next CTA completes, or `until`; returns the cycle of that completion
   // (the CTA's handle in `finished`), or kNever when no CTA completes before `until`.
@@ -102,6 +129,8 @@ class SmCore {
     std::uint64_t done_at = 0;        // latest completion of its issued instructions
     std::vector<std::uint64_t> reg_ready;  // scoreboard: when each register's value is ready
     std::uint64_t barrier_clear[6] = {};  // control bits: when each dependence counter returns to 0
+    int barrier_pending[6] = {};          // loads on each counter whose data has not come back
+    std::uint64_t global_index = 0;       // its number in the kernel (global addresses move with it)
     std::deque<std::uint64_t> wgmma;  // completion cycles of its wgmmas in flight
     const std::vector<double>* rates = nullptr;  // tensor MACs per cycle by the program's format index
     bool yielded = false;             // its last instruction set the yield bit (CGGTY)
@@ -125,6 +154,7 @@ class SmCore {
   struct Cta {
     int warps_left = 0;
     int at_barrier = 0;  // warps waiting at bar.sync
+    int loads_out = 0;   // global loads of its warps not yet back
     std::uint64_t done_at = 0;
     bool live = false;
   };
@@ -140,6 +170,23 @@ class SmCore {
   // later cycle one of its warps may.
   int pick(SubCore& s, std::uint64_t now, std::uint64_t& soonest) const;
   void retire(int wi, std::uint64_t at);
+  // A global load or store: L1 lookups, misses and stores out through out_. Returns when the
+  // load's data is all in, or kNever while some is outside the SM.
+  std::uint64_t global_access(Warp& w, int wi, const WarpInstruction& in, std::uint64_t start);
+  void load_done(int wi, const WarpInstruction& in, std::uint64_t cycle);
+  // A load whose data is outside the SM: its warp, the instruction, the accesses still out.
+  struct Load {
+    int warp;
+    const WarpInstruction* in;
+    int waiting;
+    std::uint64_t latest;
+  };
+  // A line's sectors asked of the L2 and the loads waiting on them.
+  struct Miss {
+    std::uint64_t line, sectors;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> waiters;  // (load, sectors it needs)
+  };
+  void check_cta(int cta);
 
   SmTiming t_;
   std::vector<Warp> warps_;
@@ -160,6 +207,13 @@ class SmCore {
   std::map<const WarpProgram*, std::vector<double>> rates_;     // per program, by format index
   std::map<const WarpInstruction*, int> wavefronts_;           // per shared-memory instruction
   std::function<void(std::uint64_t, int, std::uint64_t, const WarpInstruction&)> on_issue_;
+  int index_;
+  std::unique_ptr<SectoredCache> l1_;
+  std::function<void(const GlobalAccess&)> out_;
+  std::map<std::uint64_t, Load> loads_;                   // by load number
+  std::map<std::uint64_t, Miss> misses_;                  // by access id
+  std::map<std::uint64_t, std::uint64_t> missing_lines_;  // line -> access id of its miss in flight
+  std::uint64_t next_load_ = 0, next_access_ = 0;
 };
 
 }  // namespace strata

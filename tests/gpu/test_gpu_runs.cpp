@@ -138,12 +138,12 @@ TEST(GpuRuns, EnergyAndAreaComeFromTheTechnologyTable) {
   const nlohmann::json stats = json_file(dir.file("out/stats.json"))["hardware"];
   const nlohmann::json summary = json_file(dir.file("out/summary.json"));
   // Every tensor MAC is an energy event of its format, and the kernel's energy spreads over its
-  // run: a steady kernel's peak power is its average.
+  // run: a steady kernel's peak power stays near its average (counted at its end, its 36 us of
+  // energy would read as a spike of 36 times the average in the last 1 us window).
   EXPECT_EQ(stats["events"]["mac_fp16"]["value"], stats["tensor_macs"]["fp16"]["value"]);
   EXPECT_GT(stats["energy"]["mac_fp16"]["value"].get<double>(), 0);
   EXPECT_GT(stats["energy"]["rf_read"]["value"].get<double>(), 0);
-  EXPECT_NEAR(summary["peak_power_w"].get<double>(), summary["avg_power_w"].get<double>(),
-              0.05 * summary["avg_power_w"].get<double>());
+  EXPECT_LT(summary["peak_power_w"].get<double>(), 1.5 * summary["avg_power_w"].get<double>());
   for (const char* part : {"tensor_cores", "register_files", "shared_memory", "fp32_lanes"})
     EXPECT_GT(stats["area"][part]["value"].get<double>(), 0) << part;
   // Another node changes both.

@@ -63,9 +63,15 @@ struct WarpInstruction {
   // pattern, expanded to banks or sectors only where a cache needs them), or, when
   // `lane_addresses` >= 0, at the 32 addresses the program's `addresses` hold from
   // 32 * lane_addresses on (a gather, as a trace gives it). Inactive lanes touch nothing.
+  // Global accesses also move with the loop and the warp: iteration i of the body and the
+  // kernel's warp w (CTA x warps per CTA + warp) add i * iteration_stride + w * warp_stride,
+  // wrapped into [0, footprint) when footprint is not 0 (a pointer chase's ring, a STREAM
+  // array).
   std::uint64_t base = 0;
   std::int32_t lane_stride = 4;
   std::int32_t lane_addresses = -1;
+  std::int64_t iteration_stride = 0, warp_stride = 0;
+  std::uint64_t footprint = 0;
   std::uint8_t width = 4;
   std::uint32_t active_mask = 0xffffffffu;
 
@@ -73,10 +79,16 @@ struct WarpInstruction {
     return op == WarpOp::Lds || op == WarpOp::Sts || op == WarpOp::Ldg || op == WarpOp::Stg || op == WarpOp::Wgmma;
   }
   bool global() const { return op == WarpOp::Ldg || op == WarpOp::Stg; }
-  // Lane `lane`'s first byte.
-  std::uint64_t address(int lane, const std::vector<std::uint64_t>& pool) const {
-    if (lane_addresses >= 0) return pool[static_cast<std::size_t>(lane_addresses) * 32 + static_cast<std::size_t>(lane)];
-    return base + static_cast<std::uint64_t>(static_cast<std::int64_t>(lane_stride) * lane);
+  // Lane `lane`'s first byte in loop iteration `iteration` of the kernel's warp `warp`.
+  std::uint64_t address(int lane, const std::vector<std::uint64_t>& pool, std::uint64_t iteration = 0,
+                        std::uint64_t warp = 0) const {
+    const std::uint64_t lane_part =
+        lane_addresses >= 0 ? pool[static_cast<std::size_t>(lane_addresses) * 32 + static_cast<std::size_t>(lane)]
+                            : base + static_cast<std::uint64_t>(static_cast<std::int64_t>(lane_stride) * lane);
+    std::uint64_t moved =
+        static_cast<std::uint64_t>(iteration_stride) * iteration + static_cast<std::uint64_t>(warp_stride) * warp;
+    if (footprint) moved %= footprint;
+    return lane_part + moved;
   }
   std::uint64_t macs() const {  // per warp instruction (a Wgmma counts its warp group's)
     return static_cast<std::uint64_t>(m) * n * k;

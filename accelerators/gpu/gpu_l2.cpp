@@ -1,0 +1,118 @@
+#include "accelerators/gpu/gpu_l2.h"
+
+#include <algorithm>
+
+namespace strata {
+
+GpuL2::GpuL2(const L2Config& c, int sms, Deliver deliver, DramRequest dram)
+    : c_(c),
+      sms_(sms),
+      deliver_(std::move(deliver)),
+      dram_(std::move(dram)),
+      cache_(c.bytes, c.ways, kLineBytes, kSectorBytes),
+      slice_free_(static_cast<std::size_t>(c.slices), 0) {}
+
+int GpuL2::slice_of(std::uint64_t line) const {
+  // An XOR of the line number's bit fields, so strided streams spread over the slices.
+  const std::uint64_t x = line / kLineBytes;
+  return static_cast<int>((x ^ (x >> 7) ^ (x >> 13) ^ (x >> 19)) % static_cast<std::uint64_t>(c_.slices));
+}
+
+int GpuL2::to_dram(std::uint64_t cycle, std::uint64_t line, std::uint64_t mask, bool write, std::uint64_t tag) {
+  int parts = 0;
+  for (int first = 0; first < kLineBytes / kSectorBytes;) {
+    if (!(mask >> first & 1u)) {
+      ++first;
+      continue;
+    }
+    int last = first;
+    while (last + 1 < kLineBytes / kSectorBytes && (mask >> (last + 1) & 1u)) ++last;
+    const auto bytes = static_cast<std::uint32_t>((last - first + 1) * kSectorBytes);
+    (write ? dram_write_bytes_ : dram_read_bytes_) += bytes;
+    dram_(cycle, line + static_cast<std::uint64_t>(first * kSectorBytes), bytes, write, tag);
+    ++parts;
+    first = last + 1;
+  }
+  return parts;
+}
+
+void GpuL2::access(const GlobalAccess& a) {
+  const int slice = slice_of(a.line);
+  // Slices are split evenly between the partitions, and so are the SMs.
+  const bool far = slice * c_.partitions / c_.slices != a.sm * c_.partitions / sms_;
+  far_ += far ? 1 : 0;
+  const std::uint64_t way = static_cast<std::uint64_t>(c_.latency / 2 + (far ? c_.far_latency / 2 : 0));
+  const auto n = static_cast<std::uint64_t>(__builtin_popcountll(a.sectors));
+  std::uint64_t& slice_free = slice_free_[static_cast<std::size_t>(slice)];
+  const std::uint64_t start = std::max(a.cycle + way, slice_free);
+  slice_free = start + (n + static_cast<std::uint64_t>(c_.slice_sectors) - 1) / static_cast<std::uint64_t>(c_.slice_sectors);
+  std::uint64_t victim = 0, dirty = 0;
+  if (a.write) {
+    write_sectors_ += n;
+    cache_.fill(a.line, a.sectors, true, victim, dirty);
+    if (dirty) to_dram(start + static_cast<std::uint64_t>(c_.dram_latency), victim, dirty, true, 0);
+    return;
+  }
+  const std::uint64_t present = cache_.lookup(a.line, a.sectors);
+  const std::uint64_t missing = a.sectors & ~present;
+  hit_sectors_ += static_cast<std::uint64_t>(__builtin_popcountll(present));
+  if (!missing) {
+    deliver_(a.sm, a.id, start + way);
+    return;
+  }
+  miss_sectors_ += static_cast<std::uint64_t>(__builtin_popcountll(missing));
+  std::size_t w;
+  if (!free_waiters_.empty()) {
+    w = free_waiters_.back();
+    free_waiters_.pop_back();
+    waiters_[w] = Waiter{a.sm, a.id, missing, start, way};
+  } else {
+    w = waiters_.size();
+    waiters_.push_back(Waiter{a.sm, a.id, missing, start, way});
+  }
+  // Sectors no earlier miss has asked for go to the DRAM now.
+  std::uint64_t& pending = pending_[a.line];
+  if (const std::uint64_t fresh = missing & ~pending) {
+    const std::uint64_t tag = next_tag_++;
+    Fill& f = fills_[tag];
+    f.line = a.line;
+    f.sectors = fresh;
+    f.latest = 0;
+    pending |= fresh;
+    pending_tags_[a.line].push_back(tag);
+    f.parts = to_dram(start + static_cast<std::uint64_t>(c_.dram_latency), a.line, fresh, false, tag);
+  }
+  for (const std::uint64_t tag : pending_tags_[a.line])
+    if (fills_.at(tag).sectors & missing) fills_.at(tag).waiters.push_back(w);
+}
+
+void GpuL2::dram_done(std::uint64_t tag, std::uint64_t cycle) {
+  Fill& f = fills_.at(tag);
+  f.latest = std::max(f.latest, cycle);
+  if (--f.parts > 0) return;
+  const Fill done = std::move(f);
+  fills_.erase(tag);
+  std::uint64_t victim = 0, dirty = 0;
+  cache_.fill(done.line, done.sectors, false, victim, dirty);
+  if (dirty) to_dram(done.latest, victim, dirty, true, 0);
+  auto& tags = pending_tags_[done.line];
+  tags.erase(std::find(tags.begin(), tags.end(), tag));
+  std::uint64_t& pending = pending_[done.line];
+  pending &= ~done.sectors;
+  if (pending == 0) {
+    pending_.erase(done.line);
+    pending_tags_.erase(done.line);
+  }
+  const std::uint64_t at_slice = done.latest + static_cast<std::uint64_t>(c_.dram_latency);
+  for (const std::size_t i : done.waiters) {
+    Waiter& w = waiters_[i];
+    w.needs &= ~done.sectors;
+    w.ready = std::max(w.ready, at_slice);
+    if (w.needs == 0) {
+      deliver_(w.sm, w.id, w.ready + w.back);
+      free_waiters_.push_back(i);
+    }
+  }
+}
+
+}  // namespace strata

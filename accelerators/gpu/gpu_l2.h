@@ -1,0 +1,93 @@
+// The GPU's L2 and crossbar: sliced, sectored, write-back, shared by every SM, in front of the
+// DRAM. SystemC-free: the GPU feeds it the SMs' accesses in time order and carries its DRAM
+// requests over TLM.
+//
+// An access crosses the crossbar to its line's slice (an XOR hash of the line address) in half
+// of `latency` cycles, plus half of `far_latency` when the slice sits in the other partition
+// than the SM; the slice handles `slice_sectors` sectors a cycle. A hit's data returns the same
+// way. A miss asks the DRAM for the line's missing sectors `dram_latency` cycles after the
+// slice (the memory controller and the path to it), and its data returns from the slice once
+// the DRAM answers; later accesses to sectors already asked for wait for the same answer.
+// Stores allocate their sectors dirty (no read); dirty sectors go back to the DRAM when
+// evicted.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <vector>
+
+#include "accelerators/gpu/sm_core.h"
+#include "models/cache/sectored_cache.h"
+
+namespace strata {
+
+struct L2Config {
+  std::uint64_t bytes = 50ull << 20;
+  int ways = 16;
+  int slices = 64;
+  int partitions = 2;
+  int latency = 260;       // cycles, a load's issue to its data on a near hit (SM side)
+  int far_latency = 150;   // more for a slice in the other partition
+  int slice_sectors = 2;   // sectors a slice reads or writes a cycle
+  int dram_latency = 200;  // cycles from a slice's miss to its DRAM request, and the way back
+};
+
+class GpuL2 {
+ public:
+  // Data for an SM's access, at a cycle (SmCore::complete).
+  using Deliver = std::function<void(int sm, std::uint64_t id, std::uint64_t cycle)>;
+  // A DRAM request at a cycle; `tag` comes back with dram_done() for reads.
+  using DramRequest = std::function<void(std::uint64_t cycle, std::uint64_t address, std::uint32_t bytes, bool write,
+                                         std::uint64_t tag)>;
+  GpuL2(const L2Config& c, int sms, Deliver deliver, DramRequest dram);
+
+  // An SM's access, in time order with every other (ties: SM, then the SM's own order).
+  void access(const GlobalAccess& a);
+  // The DRAM answered read `tag` at `cycle`.
+  void dram_done(std::uint64_t tag, std::uint64_t cycle);
+  // The smallest latency between an access leaving an SM and anything coming back to it or
+  // reaching the DRAM: how far SMs may run between exchanges (the GPU's lookahead).
+  int lookahead() const { return c_.latency / 2; }
+
+  std::uint64_t hit_sectors() const { return hit_sectors_; }
+  std::uint64_t miss_sectors() const { return miss_sectors_; }
+  std::uint64_t write_sectors() const { return write_sectors_; }
+  std::uint64_t dram_read_bytes() const { return dram_read_bytes_; }
+  std::uint64_t dram_write_bytes() const { return dram_write_bytes_; }
+  std::uint64_t far_accesses() const { return far_; }
+
+ private:
+  int slice_of(std::uint64_t line) const;
+  // Sends `mask`'s sectors of `line` to or from the DRAM as runs of contiguous sectors.
+  // Returns how many requests it made.
+  int to_dram(std::uint64_t cycle, std::uint64_t line, std::uint64_t mask, bool write, std::uint64_t tag);
+
+  struct Waiter {
+    int sm;
+    std::uint64_t id, needs, ready, back;  // sectors still missing, the data's earliest cycle, the return path
+  };
+  struct Fill {
+    std::uint64_t line, sectors;
+    int parts;             // DRAM requests it was sent as
+    std::uint64_t latest;  // the latest answer so far
+    std::vector<std::size_t> waiters;
+  };
+
+  L2Config c_;
+  int sms_;
+  Deliver deliver_;
+  DramRequest dram_;
+  SectoredCache cache_;
+  std::vector<std::uint64_t> slice_free_;
+  std::map<std::uint64_t, Fill> fills_;                 // by tag: DRAM reads in flight
+  std::map<std::uint64_t, std::uint64_t> pending_;      // line -> sectors asked of the DRAM
+  std::map<std::uint64_t, std::vector<std::uint64_t>> pending_tags_;  // line -> their tags
+  std::vector<Waiter> waiters_;
+  std::vector<std::size_t> free_waiters_;
+  std::uint64_t next_tag_ = 0;
+  std::uint64_t hit_sectors_ = 0, miss_sectors_ = 0, write_sectors_ = 0, far_ = 0;
+  std::uint64_t dram_read_bytes_ = 0, dram_write_bytes_ = 0;
+};
+
+}  // namespace strata
