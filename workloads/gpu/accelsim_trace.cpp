@@ -177,6 +177,36 @@ void classify_sass_opcode(const std::string& opcode, WarpInstruction& in, std::s
 
 namespace {
 
+// The affine form (base + lane * lane_stride) when every active lane fits one, else the 32
+// addresses appended to the program's pool as a gather.
+void place_addresses(WarpInstruction& in, const std::array<std::uint64_t, 32>& addr, WarpProgram& p) {
+  std::vector<int> active;
+  for (int l = 0; l < 32; ++l)
+    if (in.active_mask >> l & 1u) active.push_back(l);
+  const auto at = [&](int lane) { return addr[static_cast<std::size_t>(lane)]; };
+  in.lane_stride = 0;
+  in.base = active.empty() ? 0 : at(active[0]);
+  if (active.size() < 2) return;
+  // The stride from the first two active lanes; the base may wrap below 0, as lane 0's address
+  // is never used when lane 0 is inactive.
+  const int a = active[0], b = active[1];
+  const auto diff = static_cast<std::int64_t>(at(b) - at(a));
+  const std::int64_t stride = diff / (b - a);
+  const std::uint64_t base = at(a) - static_cast<std::uint64_t>(stride) * static_cast<std::uint64_t>(a);
+  bool affine = diff % (b - a) == 0 && stride >= std::numeric_limits<std::int32_t>::min() &&
+                stride <= std::numeric_limits<std::int32_t>::max();
+  for (int l : active)
+    affine = affine && base + static_cast<std::uint64_t>(stride) * static_cast<std::uint64_t>(l) == at(l);
+  if (affine) {
+    in.base = base;
+    in.lane_stride = static_cast<std::int32_t>(stride);
+    return;
+  }
+  in.base = 0;
+  in.lane_addresses = static_cast<std::int32_t>(p.addresses.size() / 32);
+  for (int l = 0; l < 32; ++l) p.addresses.push_back(in.active_mask >> l & 1u ? at(l) : 0);
+}
+
 // ---- one kernel file ----------------------------------------------------------------------
 
 struct Header {
@@ -202,7 +232,19 @@ class KernelReader {
   void start_kernel();
   void thread_block_line(const std::vector<Token>& f, std::string_view text);
   void finish_warp();
-  void instruction(const std::vector<Token>& f);
+  // The fields of one instruction line, taken in order.
+  struct Fields {
+    const std::vector<Token>& tokens;
+    std::size_t at = 0;
+  };
+  const Token& next(Fields& fs, const char* what) const;
+  // A count and that many registers, the first `n_slots` real ones kept in `slots`.
+  void registers(Fields& fs, const char* what, std::uint8_t* slots, std::size_t n_slots) const;
+  // The active lanes' addresses in any of the three formats; 0 for inactive lanes.
+  std::array<std::uint64_t, 32> addresses(Fields& fs, std::uint32_t mask) const;
+  void memory_access(WarpInstruction& in, std::string_view opcode, std::uint8_t width,
+                     const std::array<std::uint64_t, 32>& addr);
+  void instruction(const std::vector<Token>& tokens);
   // The "= value" part of "name = value" lines, from the token after `name`'s words.
   std::string_view value_after_equals(std::string_view text, int& column) const;
   std::uint64_t number(const Token& t, const char* what, int base = 10) const;
@@ -424,38 +466,94 @@ void KernelReader::thread_block_line(const std::vector<Token>& f, std::string_vi
   }
 }
 
-void KernelReader::instruction(const std::vector<Token>& f) {
-  if (!tb_line_) fail(f[0], fmt::format("an instruction outside #BEGIN_TB ... #END_TB, got \"{}\"", f[0].text));
-  if (!warp_ || !insts_line_) fail(f[0], "an instruction before the \"warp = N\" and \"insts = N\" lines");
-  if (warp_->prologue.size() == expected_)
-    fail(f[0], fmt::format("warp {} has more instructions than its \"insts = {}\" (line {})", warp_id_, expected_,
-                           insts_line_));
-  std::size_t i = 0;
-  const auto next = [&](const char* what) -> const Token& {
-    if (i >= f.size())
-      fail(static_cast<int>(f.back().column + f.back().text.size()), fmt::format("the line ends before the {}", what));
-    return f[i++];
+const Token& KernelReader::next(Fields& fs, const char* what) const {
+  if (fs.at >= fs.tokens.size()) {
+    const Token& last = fs.tokens.back();
+    fail(last.column + static_cast<int>(last.text.size()), fmt::format("the line ends before the {}", what));
+  }
+  return fs.tokens[fs.at++];
+}
+
+void KernelReader::registers(Fields& fs, const char* what, std::uint8_t* slots, std::size_t n_slots) const {
+  const Token& count_token = next(fs, what);
+  const std::uint64_t count = number(count_token, "a register count");
+  if (count > 8) fail(count_token, fmt::format("{} {}: at most 8", what, count));
+  std::size_t kept = 0;
+  for (std::uint64_t r = 0; r < count; ++r) {
+    const std::uint8_t reg = register_of(next(fs, "registers the count announces"));
+    if (reg != kNoReg && kept < n_slots) slots[kept++] = reg;
+  }
+}
+
+std::array<std::uint64_t, 32> KernelReader::addresses(Fields& fs, std::uint32_t mask) const {
+  std::array<std::uint64_t, 32> addr{};
+  std::vector<int> lanes;  // active, in lane order: the order the tracer writes them in
+  for (int l = 0; l < 32; ++l)
+    if (mask >> l & 1u) lanes.push_back(l);
+  const Token& format_token = next(fs, "address format");
+  const std::uint64_t format = number(format_token, "an address format");
+  if (format > 2)
+    fail(format_token,
+         fmt::format("address format {}: expected 0 (a list), 1 (base and stride) or 2 (base and deltas)", format));
+  if (format == 0) {
+    for (int l : lanes)
+      addr[static_cast<std::size_t>(l)] = number(next(fs, "addresses of the active lanes"), "an address", 16);
+    return addr;
+  }
+  std::uint64_t a = number(next(fs, "base address"), "an address", 16);
+  std::int64_t step = 0;
+  const auto signed_field = [&](const char* what) {
+    const Token& t = next(fs, what);
+    if (!parse_signed(t.text, step)) fail(t, fmt::format("expected a decimal {}, got \"{}\"", what, t.text));
   };
-  if (h_.lineinfo) number(next("source line number"), "a source line number");
-  number(next("PC"), "a PC", 16);
-  const Token& mask_token = next("active mask");
+  if (format == 1) signed_field("stride");
+  for (std::size_t j = 0; j < lanes.size(); ++j) {
+    if (j > 0 && format == 2) signed_field("address delta");
+    if (j > 0) a += static_cast<std::uint64_t>(step);
+    addr[static_cast<std::size_t>(lanes[j])] = a;
+  }
+  return addr;
+}
+
+void KernelReader::memory_access(WarpInstruction& in, std::string_view opcode, std::uint8_t width,
+                                 const std::array<std::uint64_t, 32>& addr) {
+  in.width = width;
+  const std::string_view base = opcode.substr(0, opcode.find('.'));
+  const int first = in.active_mask ? __builtin_ctz(in.active_mask) : -1;
+  // A generic LD/ST reaches shared memory when its address lies in the shared window (as
+  // Accel-Sim resolves it); without the window's bounds it is taken as global.
+  if ((base == "LD" || base == "ST") && first >= 0 && h_.shmem_base && h_.local_base &&
+      addr[static_cast<std::size_t>(first)] >= h_.shmem_base && addr[static_cast<std::size_t>(first)] < h_.local_base)
+    in.op = base == "LD" ? WarpOp::Lds : WarpOp::Sts;
+  if (base == "LDSM") {
+    // ldmatrix: each of the first 8, 16 or 32 lanes (no suffix, .2, .4) gives the address of a
+    // 16-byte row; the tracer's width (from the .16 element size) is not what moves.
+    const std::string_view last = opcode.substr(opcode.rfind('.') + 1);
+    const int rows = last == "4" ? 32 : last == "2" ? 16 : 8;
+    in.width = 16;
+    if (rows < 32) in.active_mask &= (1u << rows) - 1;
+  }
+  place_addresses(in, addr, *warp_);
+}
+
+void KernelReader::instruction(const std::vector<Token>& tokens) {
+  if (!tb_line_)
+    fail(tokens[0], fmt::format("an instruction outside #BEGIN_TB ... #END_TB, got \"{}\"", tokens[0].text));
+  if (!warp_ || !insts_line_) fail(tokens[0], "an instruction before the \"warp = N\" and \"insts = N\" lines");
+  if (warp_->prologue.size() == expected_)
+    fail(tokens[0], fmt::format("warp {} has more instructions than its \"insts = {}\" (line {})", warp_id_, expected_,
+                                insts_line_));
+  Fields fs{tokens};
+  if (h_.lineinfo) number(next(fs, "source line number"), "a source line number");
+  number(next(fs, "PC"), "a PC", 16);
+  const Token& mask_token = next(fs, "active mask");
   const std::uint64_t mask = number(mask_token, "an active mask", 16);
   if (mask > 0xffffffffu) fail(mask_token, fmt::format("active mask {} has more than 32 lanes", mask_token.text));
   WarpInstruction in;
   in.active_mask = static_cast<std::uint32_t>(mask);
-  const auto registers = [&](const char* what, std::uint8_t* slots, std::size_t n_slots) {
-    const Token& count_token = next(what);
-    const std::uint64_t count = number(count_token, "a register count");
-    if (count > 8) fail(count_token, fmt::format("{} {}: at most 8", what, count));
-    std::size_t kept = 0;
-    for (std::uint64_t r = 0; r < count; ++r) {
-      const std::uint8_t reg = register_of(next("registers the count announces"));
-      if (reg != kNoReg && kept < n_slots) slots[kept++] = reg;
-    }
-  };
-  registers("destination count", in.dst.data(), in.dst.size());
-  const Token& opcode = next("opcode");
-  if (opcode.text.empty() || opcode.text[0] < 'A' || opcode.text[0] > 'Z')
+  registers(fs, "destination count", in.dst.data(), in.dst.size());
+  const Token& opcode = next(fs, "opcode");
+  if (opcode.text[0] < 'A' || opcode.text[0] > 'Z')
     fail(opcode, fmt::format("expected an opcode such as FFMA, got \"{}\"", opcode.text));
   std::string format;
   try {
@@ -463,105 +561,29 @@ void KernelReader::instruction(const std::vector<Token>& f) {
   } catch (const std::invalid_argument& e) {
     fail(opcode, e.what());
   }
-  registers("source count", in.src.data(), in.src.size());
+  registers(fs, "source count", in.src.data(), in.src.size());
 
-  const Token& width_token = next("memory width");
+  const Token& width_token = next(fs, "memory width");
   const std::uint64_t width = number(width_token, "a memory width in bytes");
   if (width > 255) fail(width_token, fmt::format("memory width {} B: at most 255", width));
   const bool memory = in.op == WarpOp::Lds || in.op == WarpOp::Sts || in.op == WarpOp::Ldg || in.op == WarpOp::Stg;
   if (memory && width == 0)
     fail(width_token, fmt::format("{} accesses memory: its memory width must be above 0", opcode.text));
   if (width > 0) {
-    // The addresses of the active lanes, in lane order.
-    std::array<std::uint64_t, 32> addr{};
-    std::vector<int> lanes;
-    for (int l = 0; l < 32; ++l)
-      if (in.active_mask >> l & 1u) lanes.push_back(l);
-    const Token& format_token = next("address format");
-    const std::uint64_t address_format = number(format_token, "an address format");
-    if (address_format == 0) {
-      for (int l : lanes)
-        addr[static_cast<std::size_t>(l)] = number(next("addresses of the active lanes"), "an address", 16);
-    } else if (address_format == 1 || address_format == 2) {
-      std::uint64_t a = number(next("base address"), "an address", 16);
-      std::int64_t step = 0;
-      if (address_format == 1) {
-        const Token& t = next("stride");
-        if (!parse_signed(t.text, step)) fail(t, fmt::format("expected a decimal stride, got \"{}\"", t.text));
-      }
-      for (std::size_t j = 0; j < lanes.size(); ++j) {
-        if (j > 0 && address_format == 2) {
-          const Token& t = next("deltas of the active lanes after the first");
-          if (!parse_signed(t.text, step)) fail(t, fmt::format("expected a decimal address delta, got \"{}\"", t.text));
-        }
-        if (j > 0) a += static_cast<std::uint64_t>(step);
-        addr[static_cast<std::size_t>(lanes[j])] = a;
-      }
-    } else {
-      fail(format_token,
-           fmt::format("address format {}: expected 0 (a list), 1 (base and stride) or 2 (base and deltas)",
-                       address_format));
-    }
-    if (memory) {
-      in.width = static_cast<std::uint8_t>(width);
-      const std::string_view base = opcode.text.substr(0, opcode.text.find('.'));
-      // A generic LD/ST reaches shared memory when its address lies in the shared window (as
-      // Accel-Sim resolves it); without the window's bounds it is taken as global.
-      if ((base == "LD" || base == "ST") && !lanes.empty() && h_.shmem_base && h_.local_base &&
-          addr[static_cast<std::size_t>(lanes[0])] >= h_.shmem_base &&
-          addr[static_cast<std::size_t>(lanes[0])] < h_.local_base)
-        in.op = base == "LD" ? WarpOp::Lds : WarpOp::Sts;
-      if (base == "LDSM") {
-        // ldmatrix: each of the first 8, 16 or 32 lanes (.x1, .x2, .x4) gives the address of a
-        // 16-byte row; the tracer's width (from the .16 element size) is not what moves.
-        const std::string_view last = opcode.text.substr(opcode.text.rfind('.') + 1);
-        const int rows = last == "4" ? 32 : last == "2" ? 16 : 8;
-        in.width = 16;
-        if (rows < 32) in.active_mask &= (1u << rows) - 1;
-      }
-      WarpProgram& p = *warp_;
-      // The affine form when every active lane fits base + lane * stride, else a gather list.
-      std::vector<int> active;
-      for (int l : lanes)
-        if (in.active_mask >> l & 1u) active.push_back(l);
-      in.lane_stride = 0;
-      in.base = active.empty() ? 0 : addr[static_cast<std::size_t>(active[0])];
-      bool affine = true;
-      if (active.size() > 1) {
-        const int a = active[0], b = active[1];
-        const auto diff =
-            static_cast<std::int64_t>(addr[static_cast<std::size_t>(b)] - addr[static_cast<std::size_t>(a)]);
-        const std::int64_t stride = diff / (b - a);
-        affine = diff % (b - a) == 0 && stride >= std::numeric_limits<std::int32_t>::min() &&
-                 stride <= std::numeric_limits<std::int32_t>::max();
-        const std::uint64_t base =
-            addr[static_cast<std::size_t>(a)] - static_cast<std::uint64_t>(stride) * static_cast<std::uint64_t>(a);
-        for (int l : active)
-          affine = affine && base + static_cast<std::uint64_t>(stride) * static_cast<std::uint64_t>(l) ==
-                                 addr[static_cast<std::size_t>(l)];
-        if (affine) {
-          in.base = base;
-          in.lane_stride = static_cast<std::int32_t>(stride);
-        }
-      }
-      if (!affine) {
-        in.base = 0;
-        in.lane_stride = 0;
-        in.lane_addresses = static_cast<std::int32_t>(p.addresses.size() / 32);
-        for (int l = 0; l < 32; ++l)
-          p.addresses.push_back(in.active_mask >> l & 1u ? addr[static_cast<std::size_t>(l)] : 0);
-      }
-    }
+    // Read even where dropped (the addresses of instructions outside the memory classes).
+    const std::array<std::uint64_t, 32> addr = addresses(fs, in.active_mask);
+    if (memory) memory_access(in, opcode.text, static_cast<std::uint8_t>(width), addr);
   }
   // Tracers since late 2023 end the line with the instruction's immediate (wgmma.wait_group's
   // count for WARPGROUP.DEPBAR); older ones do not.
   std::int64_t immediate = 0;
-  if (i < f.size()) {
-    const Token& t = f[i++];
+  if (fs.at < tokens.size()) {
+    const Token& t = tokens[fs.at++];
     if (!parse_signed(t.text, immediate))
       fail(t, fmt::format("expected the immediate or the end of the line, got \"{}\"", t.text));
   }
-  if (i < f.size()) fail(f[i], fmt::format("unexpected field \"{}\" after the instruction", f[i].text));
+  if (fs.at < tokens.size())
+    fail(tokens[fs.at], fmt::format("unexpected field \"{}\" after the instruction", tokens[fs.at].text));
   if (in.op == WarpOp::WgmmaWait) in.pending = static_cast<std::uint8_t>(std::clamp<std::int64_t>(immediate, 0, 255));
 
   if (!format.empty()) {
