@@ -1,5 +1,6 @@
 #include "accelerators/gpu/register_kinds.h"
 
+#include "accelerators/gpu/accelsim_trace_workload.h"
 #include "accelerators/gpu/gpu.h"
 #include "accelerators/gpu/gpu_microbenchmark.h"
 #include "sim/registry.h"
@@ -9,6 +10,7 @@ namespace strata {
 void register_gpu_kinds(Registry& r) {
   r.add_component<Gpu>();
   r.add_workload<GpuMicrobenchmarkWorkload>();
+  r.add_workload<AccelSimTraceWorkload>();
 }
 
 }  // namespace strata
