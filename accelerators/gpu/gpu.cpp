@@ -299,6 +299,19 @@ void Gpu::declare_costs() {
     events_.shared = &energy_event("shared_wavefront", shared.read_j, "shared-memory wavefronts");
     add_area("shared_memory", shared.area_mm2 * sms, shared.leakage_w * sms);
   }
+  // The L1 (the rest of the L1/shared array) and the L2 slices, a 32 B sector an access.
+  if (timing_.l1_bytes > 0) {
+    const SramCost l1 = t.sram(static_cast<double>(timing_.l1_bytes), kSectorBytes * 8, 4);
+    events_.l1 = &energy_event("l1_sector", l1.read_j, "L1 sectors read (hits) and filled");
+    add_area("l1", l1.area_mm2 * sms, l1.leakage_w * sms);
+  }
+  if (l2_) {
+    const Params& l2 = config().child("l2").params;
+    const double slices = static_cast<double>(l2.integer("slices"));
+    const SramCost slice = t.sram(l2.quantity("size") / slices, kSectorBytes * 8, 1);
+    events_.l2 = &energy_event("l2_sector", slice.read_j, "L2 sectors read, written and filled");
+    add_area("l2", slice.area_mm2 * slices, slice.leakage_w * slices);
+  }
   const auto lanes = [&](const char* name, const UnitCost& c, double per_sub_core, const char* what) {
     add_area(name, c.area_mm2 * per_sub_core * subs * sms, c.leakage_w * per_sub_core * subs * sms);
     return &energy_event(name, c.energy_j, what);
@@ -356,6 +369,7 @@ double Gpu::energy_of(const SmCounts& c) const {
   j += lanes(events_.fp32, WarpOp::Fp32) + lanes(events_.fp64, WarpOp::Fp64) + lanes(events_.integer, WarpOp::Int) +
        lanes(events_.sfu, WarpOp::Sfu);
   if (events_.shared) j += events_.shared->joules_per_event() * static_cast<double>(c.shared_wavefronts);
+  if (events_.l1) j += events_.l1->joules_per_event() * static_cast<double>(c.l1_hit_sectors + c.l1_miss_sectors);
   for (const auto& [f, n] : c.tensor_macs) j += events_.macs.at(f)->joules_per_event() * static_cast<double>(n);
   return j;
 }
@@ -391,9 +405,11 @@ KernelRun Gpu::evaluate(const KernelLaunch& kernel) {
 }
 
 double Gpu::dynamic_energy_j() const {
-  // A kernel's events are counted when it starts (its SMs run ahead of SystemC time); its
-  // energy is spread evenly over its run for the power monitor.
   if (!running_) return finished_energy_;
+  // A kernel in step with SystemC time: its counts so far (its SMs are one window ahead).
+  if (running_live_) return energy_of(totals());
+  // A compute-only kernel's events are all counted when it starts (its SMs run ahead of
+  // SystemC time): its energy is spread evenly over its run.
   const double span = to_seconds(running_end_ - running_start_);
   const double done = span > 0 ? std::min(1.0, to_seconds(sc_core::sc_time_stamp() - running_start_) / span) : 1.0;
   return finished_energy_ + running_energy_ * done;
@@ -520,16 +536,18 @@ void Gpu::run() {
     Pending p = std::move(queue_.front());
     queue_.pop_front();
     const std::uint64_t start = clock().cycle_at(clock().next_edge(sc_core::sc_time_stamp()));
-    const double before = energy_of(totals());
-    const KernelRun r = run_kernel(p, start);
-    running_energy_ = energy_of(totals()) - before;
+    // A kernel that reaches global memory runs window by window in step with SystemC time, so
+    // its counts are live; a compute-only one runs ahead at once and its energy is spread.
+    running_live_ = p.global;
     running_start_ = sc_core::sc_time_stamp();
+    const KernelRun r = run_kernel(p, start);
+    running_energy_ = energy_of(totals()) - finished_energy_;
     running_end_ = clock().time_of(r.end_cycle);
     // One wake-up per statistics window, so the power monitor samples the kernel's energy as
     // it is spread over the run (dynamic_energy_j), not as one spike at its end.
     const sc_core::sc_time window(context().stats_window_s(), sc_core::SC_SEC);
     while (sc_core::sc_time_stamp() < running_end_) wait(std::min(window, running_end_ - sc_core::sc_time_stamp()));
-    finished_energy_ += running_energy_;
+    finished_energy_ = energy_of(totals());
     running_ = false;
     p.done(r);
   }
@@ -559,6 +577,31 @@ void Gpu::finalize(const sc_core::sc_time& end) {
   events_.sfu->add(total.thread_ops[static_cast<int>(WarpOp::Sfu)]);
   if (events_.shared) events_.shared->add(total.shared_wavefronts);
   for (const auto& [f, n] : total.tensor_macs) events_.macs.at(f)->add(n);
+  if (events_.l1) events_.l1->add(total.l1_hit_sectors + total.l1_miss_sectors);
+  const auto rate = [](std::uint64_t part, std::uint64_t whole) {
+    return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+  };
+  if (timing_.l1_bytes > 0 || total.l1_miss_sectors > 0) {
+    counter("l1.hit_sectors", "sectors", "global-load sectors found in the L1").add(total.l1_hit_sectors);
+    counter("l1.miss_sectors", "sectors", "global-load sectors sent to the L2").add(total.l1_miss_sectors);
+    counter("l1.store_sectors", "sectors", "global-store sectors (written through to the L2)").add(total.store_sectors);
+    scalar("l1.hit_rate", "fraction", "L1 hit sectors over global-load sectors")
+        .set(rate(total.l1_hit_sectors, total.l1_hit_sectors + total.l1_miss_sectors));
+  }
+  if (l2_) {
+    const std::uint64_t l2_sectors = l2_->hit_sectors() + l2_->miss_sectors() + l2_->write_sectors();
+    events_.l2->add(l2_sectors + l2_->dram_read_bytes() / kSectorBytes);
+    counter("l2.hit_sectors", "sectors", "load sectors found in the L2").add(l2_->hit_sectors());
+    counter("l2.miss_sectors", "sectors", "load sectors the L2 asked the DRAM for (or waited on)")
+        .add(l2_->miss_sectors());
+    counter("l2.write_sectors", "sectors", "store sectors written into the L2").add(l2_->write_sectors());
+    counter("l2.far_accesses", "accesses", "accesses to a slice in the other partition than their SM")
+        .add(l2_->far_accesses());
+    counter("l2.dram_read_bytes", "B", "bytes the L2 read from the DRAM").add(l2_->dram_read_bytes());
+    counter("l2.dram_write_bytes", "B", "dirty bytes the L2 wrote back to the DRAM").add(l2_->dram_write_bytes());
+    scalar("l2.hit_rate", "fraction", "L2 hit sectors over load sectors")
+        .set(rate(l2_->hit_sectors(), l2_->hit_sectors() + l2_->miss_sectors()));
+  }
 }
 
 }  // namespace strata

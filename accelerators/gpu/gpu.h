@@ -104,6 +104,7 @@ class Gpu : public Component, public tlm::tlm_mm_interface {
   SmCounts analytic_;                 // counts of the kernels evaluated in closed form
   std::uint64_t analytic_cycle_ = 0;  // where the next evaluated kernel starts
   double finished_energy_ = 0, running_energy_ = 0;
+  bool running_live_ = false;
   sc_core::sc_time running_start_, running_end_;
 
   // Declares the energy events and the silicon of `sms_` SMs from the technology table.
@@ -112,7 +113,7 @@ class Gpu : public Component, public tlm::tlm_mm_interface {
   SmCounts totals() const;                    // every SM's counts summed
   struct Events {
     EnergyEvent *rf_read = nullptr, *rf_write = nullptr, *fp32 = nullptr, *fp64 = nullptr, *integer = nullptr,
-                *sfu = nullptr, *shared = nullptr;
+                *sfu = nullptr, *shared = nullptr, *l1 = nullptr, *l2 = nullptr;
     std::map<std::string, EnergyEvent*> macs;  // by tensor format
   } events_;
 

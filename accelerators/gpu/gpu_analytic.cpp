@@ -53,7 +53,7 @@ WarpDemand demand(const WarpProgram& p, const SmTiming& t) {
           d.tensor += times * static_cast<double>(probe.tensor_cycles(in, probe.tensor_rate(p.formats.at(in.format))));
           break;
         case WarpOp::Lds:
-        case WarpOp::Sts: d.shared += times * probe.wavefronts(in); break;
+        case WarpOp::Sts: d.shared += times * probe.wavefronts(in, p.addresses); break;
         default: break;
       }
     }

@@ -50,15 +50,14 @@ std::uint64_t SmCore::tensor_cycles(const WarpInstruction& in, double dense_rate
   return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(static_cast<double>(macs) / rate)));
 }
 
-int SmCore::wavefronts(const WarpInstruction& in) const {
+int SmCore::wavefronts(const WarpInstruction& in, const std::vector<std::uint64_t>& pool) const {
   // Lanes reading the same word share it (broadcast); distinct words in one bank take one
   // wavefront each.
   std::vector<std::uint64_t> words;
   const std::uint64_t per_lane = std::max<std::uint64_t>(1, ceil_div(in.width, static_cast<std::uint64_t>(t_.bank_bytes)));
   for (int lane = 0; lane < 32; ++lane) {
     if (!(in.active_mask >> lane & 1u)) continue;
-    const std::int64_t address = static_cast<std::int64_t>(in.base) + std::int64_t{in.lane_stride} * lane;
-    const std::uint64_t first = static_cast<std::uint64_t>(std::max<std::int64_t>(0, address)) / static_cast<std::uint64_t>(t_.bank_bytes);
+    const std::uint64_t first = in.address(lane, pool) / static_cast<std::uint64_t>(t_.bank_bytes);
     for (std::uint64_t w = 0; w < per_lane; ++w) words.push_back(first + w);
   }
   std::sort(words.begin(), words.end());
@@ -293,7 +292,7 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
     case WarpOp::Lds:
     case WarpOp::Sts: {
       auto [it, fresh] = wavefronts_.try_emplace(&in, 0);
-      if (fresh) it->second = wavefronts(in);
+      if (fresh) it->second = wavefronts(in, w.program->addresses);
       const auto wf = static_cast<std::uint64_t>(it->second);
       const std::uint64_t start = std::max(now, shared_free_);
       shared_free_ = start + wf;
@@ -305,18 +304,8 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
     case WarpOp::Bar: {
       // The last warp to arrive releases the CTA's waiting warps the next cycle.
       Cta& c = ctas_[static_cast<std::size_t>(w.cta)];
-      if (++c.at_barrier < c.warps_left) {
-        w.at_barrier = true;
-      } else {
-        c.at_barrier = 0;
-        for (SubCore& x : subs_) x.earliest = 0;  // released warps may sit on any sub-core
-        for (Warp& o : warps_)
-          if (o.active && o.cta == w.cta && o.at_barrier) {
-            o.at_barrier = false;
-            o.next_issue = std::max(o.next_issue, now + 1);
-            o.own_valid = false;
-          }
-      }
+      if (++c.at_barrier < c.warps_left) w.at_barrier = true;
+      else release_barrier(w.cta, now);
       break;
     }
     case WarpOp::Ldg:
@@ -354,7 +343,20 @@ void SmCore::retire(int wi, std::uint64_t at) {
   Cta& c = ctas_[static_cast<std::size_t>(w.cta)];
   c.done_at = std::max({c.done_at, w.done_at, at + 1});
   --c.warps_left;
+  // An exited warp no longer holds a barrier up: the warps waiting there go on.
+  if (c.at_barrier > 0 && c.at_barrier >= c.warps_left) release_barrier(w.cta, at);
   check_cta(w.cta);
+}
+
+void SmCore::release_barrier(int cta, std::uint64_t now) {
+  ctas_[static_cast<std::size_t>(cta)].at_barrier = 0;
+  for (SubCore& x : subs_) x.earliest = 0;  // released warps may sit on any sub-core
+  for (Warp& o : warps_)
+    if (o.active && o.cta == cta && o.at_barrier) {
+      o.at_barrier = false;
+      o.next_issue = std::max(o.next_issue, now + 1);
+      o.own_valid = false;
+    }
 }
 
 void SmCore::check_cta(int cta) {

@@ -110,8 +110,9 @@ class SmCore {
   void observe(std::function<void(std::uint64_t, int, std::uint64_t, const WarpInstruction&)> f) {
     on_issue_ = std::move(f);
   }
-  // Wavefronts a shared access of this pattern takes (distinct words in its busiest bank).
-  int wavefronts(const WarpInstruction& in) const;
+  // Wavefronts a shared access of this pattern takes (distinct words in its busiest bank);
+  // `pool` holds the per-lane addresses of a gathering instruction.
+  int wavefronts(const WarpInstruction& in, const std::vector<std::uint64_t>& pool = {}) const;
   // Cycles a tensor instruction keeps its sub-core's tensor core busy. Throws
   // std::invalid_argument when the core has no rate for its format.
   std::uint64_t tensor_cycles(const WarpInstruction& in, double dense_rate) const;
@@ -170,6 +171,7 @@ class SmCore {
   // later cycle one of its warps may.
   int pick(SubCore& s, std::uint64_t now, std::uint64_t& soonest) const;
   void retire(int wi, std::uint64_t at);
+  void release_barrier(int cta, std::uint64_t now);  // the CTA's waiting warps go on after `now`
   // A global load or store: L1 lookups, misses and stores out through out_. Returns when the
   // load's data is all in, or kNever while some is outside the SM.
   std::uint64_t global_access(Warp& w, int wi, const WarpInstruction& in, std::uint64_t start);

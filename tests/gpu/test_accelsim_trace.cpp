@@ -444,14 +444,16 @@ std::string experiment(const TempDir& dir, const std::string& hardware, const st
 const std::string kH100 =
     "{extends: " + source_path("configs/hardware/gpu/h100-sxm.yaml") + ", sm: {dependences: scoreboard}}";
 
-TEST(AccelSimTraceRuns, GlobalMemoryIsRefusedUntilTheMemoryHierarchyExists) {
-  // When the GPU's memory hierarchy lands this trace runs: expect exit 0 and its 18 warp
-  // instructions instead.
+TEST(AccelSimTraceRuns, GlobalMemoryGoesThroughTheMemoryHierarchy) {
+  // The trace's loads, stores and atomics reach the L2 and the HBM behind it.
   TempDir dir;
   const CommandResult r =
       run_strata("run -q " + experiment(dir, kH100, kGlobalMemory) + " -o '" + dir.file("out") + "'");
-  expect_input_error(r, "kernelslist.g:3:1: error: workload.path: kernel _Z13global_kernelPfS_S_");
-  EXPECT_CONTAINS(r.err, "memory hierarchy");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json s = json_file(dir.file("out/summary.json"));
+  EXPECT_EQ(s["warp_instructions"].get<std::uint64_t>(), read_accelsim_trace(kGlobalMemory).instructions());
+  const nlohmann::json stats = json_file(dir.file("out/stats.json"))["hardware"];
+  EXPECT_GT(stats["l2"]["miss_sectors"]["value"].get<double>(), 0);
 }
 
 TEST(AccelSimTraceRuns, BadInputsFailBeforeTheRun) {

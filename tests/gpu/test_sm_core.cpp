@@ -111,6 +111,18 @@ TEST(SmCore, BarrierHoldsEveryWarpOfTheCtaUntilTheLastArrives) {
   EXPECT_EQ(after_barrier, (std::vector<std::uint64_t>{38, 38}));
 }
 
+TEST(SmCore, AnExitedWarpReleasesTheBarrier) {
+  WarpInstruction bar;
+  bar.op = WarpOp::Bar;
+  WarpProgram waits, exits;
+  waits.prologue = {bar, ffma(1, 1)};
+  exits.prologue = {ffma(0, 0), ffma(0, 0)};  // never reaches the barrier: done issuing at 4
+  SmCore sm(h100());
+  sm.add_cta({&waits, &exits}, 0);
+  int id = -1;
+  EXPECT_EQ(sm.run(SmCore::kNever, id), 9u);  // released at 5, its FFMA's result at 9
+}
+
 TEST(SmCore, SharedMemoryWavefronts) {
   SmCore sm(h100());
   WarpInstruction in;
@@ -128,6 +140,13 @@ TEST(SmCore, SharedMemoryWavefronts) {
   EXPECT_EQ(wavefronts(16, 16), 4);   // 512 B: four
   in.active_mask = 0x0000ffffu;       // half the warp at a 2-way stride
   EXPECT_EQ(wavefronts(8, 4), 1);
+  // A gather (a trace's per-lane addresses): lanes 0-15 in bank 0's words 0-15, the rest broadcast.
+  in.active_mask = 0xffffffffu;
+  in.lane_addresses = 0;
+  in.width = 4;
+  std::vector<std::uint64_t> pool(32, 0);
+  for (int lane = 0; lane < 16; ++lane) pool[static_cast<std::size_t>(lane)] = static_cast<std::uint64_t>(lane) * 128;
+  EXPECT_EQ(sm.wavefronts(in, pool), 16);
 }
 
 TEST(SmCore, TensorCoreCycles) {
