@@ -39,6 +39,11 @@ class MemoryTarget {
   virtual TargetSocket& target_socket() = 0;
   // Peak data bandwidth in bytes per second (mappers size tiles with it; reports compare with it).
   virtual double peak_bandwidth() const = 0;
+  // Independent request queues behind the socket (a DRAM's channel controllers), and which one
+  // serves `address`: an initiator with a port per queue sends each request through its queue's
+  // port, so a full queue holds back only its own requests.
+  virtual int queues() const { return 1; }
+  virtual int queue_of(std::uint64_t /*address*/) const { return 0; }
 };
 
 // A memory's analytic fidelity (sim/analytic.h), which a memory may leave out: without it the

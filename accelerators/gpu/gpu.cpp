@@ -257,28 +257,39 @@ Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
             cores_[static_cast<std::size_t>(s)]->complete(id, cycle);
           },
           [this](std::uint64_t cycle, std::uint64_t address, std::uint32_t bytes, bool write, std::uint64_t tag) {
-            dram_queue_.push(DramRequest{cycle, dram_seq_++, address, tag, bytes, write});
-            dram_queued_.notify(sc_core::SC_ZERO_TIME);
+            DramPort& p = *dram_ports_[static_cast<std::size_t>(dram_->queue_of(address))];
+            p.queue.push(DramRequest{cycle, dram_seq_++, address, tag, bytes, write});
+            p.queued.notify(sc_core::SC_ZERO_TIME);
           });
     } catch (const std::invalid_argument& e) {
       throw InputError(l2.where("size"), cfg.path + ".l2.size", e.what());
     }
     for (auto& core : cores_) core->connect([this](const GlobalAccess& a) { window_.push_back(a); });
     memory_component_ = build_child("memory");
-    dram_port_ =
-        std::make_unique<AtInitiator>("dram_port", [this](tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay) {
-          auto& p = static_cast<DramPayload&>(gp);
-          if (!gp.is_write())
-            l2_->dram_done(p.tag, clock().cycle_at(clock().next_edge(sc_core::sc_time_stamp() + delay)));
-        });
-    bind_at(ctx, dram_port_->socket(), dynamic_cast<MemoryTarget&>(*memory_component_).target_socket(), "gpu.l2");
+    dram_ = &dynamic_cast<MemoryTarget&>(*memory_component_);
+    TargetSocket& target = dram_->target_socket();
+    for (int i = 0; i < dram_->queues(); ++i) {
+      auto p = std::make_unique<DramPort>();
+      p->port = std::make_unique<AtInitiator>(
+          fmt::format("dram_port{}", i).c_str(), [this](tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay) {
+            auto& d = static_cast<DramPayload&>(gp);
+            if (!gp.is_write())
+              l2_->dram_done(d.tag, clock().cycle_at(clock().next_edge(sc_core::sc_time_stamp() + delay)));
+          });
+      bind_at(ctx, p->port->socket(), target, fmt::format("{}.l2.port{}", basename(), i));
+      dram_ports_.push_back(std::move(p));
+    }
     scratch_.resize(kLineBytes);
   }
   declare_costs();
   ctx.report("warp_instructions", stat_name("warp_instructions"));
   SC_HAS_PROCESS(Gpu);
   SC_THREAD(run);
-  if (l2_) SC_THREAD(issue_dram);
+  for (std::size_t i = 0; i < dram_ports_.size(); ++i) {
+    sc_core::sc_spawn_options options;
+    sc_core::sc_spawn(sc_bind(&Gpu::issue_dram, this, static_cast<int>(i)), fmt::format("l2_port{}", i).c_str(),
+                      &options);
+  }
 }
 
 Gpu::~Gpu() = default;
@@ -389,9 +400,36 @@ SmCounts Gpu::totals() const {
 KernelRun Gpu::evaluate(const KernelLaunch& kernel) {
   KernelRun r;
   r.occupancy = occupancy(limits_, kernel.threads_per_cta(), kernel.registers_per_thread, kernel.shared_bytes);
-  const KernelEstimate e = estimate_kernel(kernel, r.occupancy, timing_, sms_);
+  MemoryEstimate m;
+  const double hz = static_cast<double>(clock().frequency_hz());
+  AnalyticMemory* dram = dram_ ? &analytic_memory(*dram_, memory_component_->config()) : nullptr;
+  if (l2_) {
+    const Params& l2 = config().child("l2").params;
+    m.l1_bytes = timing_.l1_bytes;
+    m.l1_latency = timing_.l1_latency;
+    m.l2_bytes = static_cast<std::uint64_t>(l2.quantity("size"));
+    // Half the slices are in the other partition: half the far penalty on average.
+    m.l2_latency = static_cast<double>(l2.integer("latency")) + static_cast<double>(l2.integer("far_latency")) / 2;
+    m.dram_latency =
+        m.l2_latency + 2.0 * static_cast<double>(l2.integer("dram_latency")) + dram->unloaded_latency(false) * hz;
+    m.l2_bytes_per_cycle = static_cast<double>(l2.integer("slices") * l2.integer("slice_sectors") * kSectorBytes);
+    m.dram_bytes_per_cycle = dram->sustained_bandwidth() / hz;
+  }
+  const KernelEstimate e = estimate_kernel(kernel, r.occupancy, timing_, sms_, m);
   r.start_cycle = analytic_cycle_;
   r.end_cycle = analytic_cycle_ += e.cycles;
+  if (dram && e.dram_bytes > 0) {
+    // The DRAM counts the kernel's traffic as a stream from every SM over its run.
+    AnalyticTransfer t;
+    t.rows = 1;
+    t.row_bytes = e.dram_bytes;
+    t.requests = e.dram_bytes / kLineBytes;
+    t.request_align = kLineBytes;
+    t.streams = sms_;
+    t.start_s = static_cast<double>(r.start_cycle) / hz;
+    t.end_s = static_cast<double>(r.end_cycle) / hz;
+    dram->account_analytic(t);
+  }
   r.waves = e.waves;
   r.warp_instructions = e.counts.warp_instructions;
   const SmCounts& c = e.counts;
@@ -417,17 +455,18 @@ double Gpu::dynamic_energy_j() const {
 
 void Gpu::free(tlm::tlm_generic_payload* gp) { payloads_.recycle(gp); }
 
-void Gpu::issue_dram() {
+void Gpu::issue_dram(int port) {
+  DramPort& p = *dram_ports_[static_cast<std::size_t>(port)];
   for (;;) {
-    while (dram_queue_.empty()) wait(dram_queued_);
-    const sc_core::sc_time at = clock().time_of(dram_queue_.top().cycle);
+    while (p.queue.empty()) wait(p.queued);
+    const sc_core::sc_time at = clock().time_of(p.queue.top().cycle);
     if (at > sc_core::sc_time_stamp()) {
-      wait(at - sc_core::sc_time_stamp(), dram_queued_);  // an earlier request may come meanwhile
+      wait(at - sc_core::sc_time_stamp(), p.queued);  // an earlier request may come meanwhile
       continue;
     }
-    while (dram_port_->request_open()) wait(dram_port_->progress());
-    const DramRequest r = dram_queue_.top();
-    dram_queue_.pop();
+    while (p.port->request_open()) wait(p.port->progress());
+    const DramRequest r = p.queue.top();
+    p.queue.pop();
     DramPayload* gp = payloads_.allocate();
     gp->acquire();
     gp->tag = r.tag;
@@ -439,7 +478,7 @@ void Gpu::issue_dram() {
     gp->set_byte_enable_ptr(nullptr);
     gp->set_dmi_allowed(false);
     gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    dram_port_->begin_request(*gp);
+    p.port->begin_request(*gp);
     gp->release();
   }
 }

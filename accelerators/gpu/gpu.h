@@ -23,6 +23,7 @@
 #include "accelerators/gpu/sm_core.h"
 #include "sim/component.h"
 #include "sim/payload_pool.h"
+#include "sim/ports.h"
 #include "sim/tlm_at.h"
 #include "workloads/gpu/warp_program.h"
 
@@ -73,7 +74,7 @@ class Gpu : public Component, public tlm::tlm_mm_interface {
   // SystemC time, then the window's accesses go to the L2 in time order, and the thread waits
   // out the window while the DRAM answers.
   KernelRun run_kernel_windowed(const Pending& p, std::uint64_t start);
-  void issue_dram();  // SC_THREAD: sends the L2's DRAM requests at their cycles
+  void issue_dram(int port);  // an SC_THREAD per DRAM port: sends its requests at their cycles
   struct DramPayload : tlm::tlm_generic_payload {
     explicit DramPayload(tlm::tlm_mm_interface* mm) : tlm::tlm_generic_payload(mm) {}
     std::uint64_t tag = 0;
@@ -90,12 +91,18 @@ class Gpu : public Component, public tlm::tlm_mm_interface {
   SmTiming timing_;
   std::vector<std::unique_ptr<SmCore>> cores_;
   std::unique_ptr<Component> memory_component_;  // the DRAM behind the L2 (optional)
+  MemoryTarget* dram_ = nullptr;
   std::unique_ptr<GpuL2> l2_;
-  std::unique_ptr<AtInitiator> dram_port_;
+  // One TLM port per request queue of the DRAM (MemoryTarget::queues: its channel controllers),
+  // so a full channel holds back only its own requests (the memory partitions of a GPU).
+  struct DramPort {
+    std::unique_ptr<AtInitiator> port;
+    std::priority_queue<DramRequest, std::vector<DramRequest>, std::greater<DramRequest>> queue;
+    sc_core::sc_event queued;
+  };
+  std::vector<std::unique_ptr<DramPort>> dram_ports_;
   std::vector<GlobalAccess> window_;  // the accesses of the window being simulated
-  std::priority_queue<DramRequest, std::vector<DramRequest>, std::greater<DramRequest>> dram_queue_;
   std::uint64_t dram_seq_ = 0;
-  sc_core::sc_event dram_queued_;
   PayloadPool<DramPayload> payloads_{this};
   std::vector<unsigned char> scratch_;
   std::deque<Pending> queue_;

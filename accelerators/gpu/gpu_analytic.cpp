@@ -13,14 +13,30 @@ struct WarpDemand {
   double chain = 0;  // cycles of its dependence chain alone
   double issue = 0, pipes = 0, tensor = 0;  // cycles of its sub-core's issue slots, busiest pipe, tensor core
   double shared = 0;                        // wavefronts of the SM's shared-memory unit
+  double l2_bytes = 0, dram_bytes = 0;      // its global traffic beyond the L1, and beyond the L2
+  double store_bytes = 0;                   // stores (they reach the DRAM when they overflow the L2)
   SmCounts counts;
 };
 
 // The cycles one warp alone takes for `p` run `iterations` times.
-std::uint64_t alone(const WarpProgram& p, std::uint64_t iterations, const SmTiming& t, SmCounts* counts = nullptr) {
+// Where a global access's data comes from: the smallest level its footprint fits.
+enum class Level { L1, L2, Dram };
+Level level_of(const WarpInstruction& in, const MemoryEstimate& m) {
+  if (in.footprint == 0 || in.footprint > m.l2_bytes) return Level::Dram;
+  return in.footprint <= m.l1_bytes ? Level::L1 : Level::L2;
+}
+
+std::uint64_t alone(const WarpProgram& p, std::uint64_t iterations, const SmTiming& timing, const MemoryEstimate& m,
+                    SmCounts* counts = nullptr) {
   WarpProgram q = p;
   q.iterations = iterations;
+  SmTiming t = timing;
+  t.l1_bytes = 0;  // the pass has no caches: latencies come by level
   SmCore sm(t);
+  sm.answer_with([&m](const WarpInstruction& in) {
+    const Level l = level_of(in, m);
+    return static_cast<std::uint64_t>(l == Level::L1 ? m.l1_latency : l == Level::L2 ? m.l2_latency : m.dram_latency);
+  });
   sm.add_cta(q, 1, 0);
   int id = -1;
   const std::uint64_t end = sm.run(SmCore::kNever, id);
@@ -28,14 +44,14 @@ std::uint64_t alone(const WarpProgram& p, std::uint64_t iterations, const SmTimi
   return end;
 }
 
-WarpDemand demand(const WarpProgram& p, const SmTiming& t) {
+WarpDemand demand(const WarpProgram& p, const SmTiming& t, const MemoryEstimate& m) {
   WarpDemand d;
   if (p.instructions() == 0) return d;
   // The chain: its fixed part from one iteration, its slope from a second.
   SmCounts one;
-  const std::uint64_t t1 = alone(p, std::min<std::uint64_t>(1, p.iterations), t, &one);
+  const std::uint64_t t1 = alone(p, std::min<std::uint64_t>(1, p.iterations), t, m, &one);
   double slope = 0;
-  if (p.iterations > 1 && !p.body.empty()) slope = static_cast<double>(alone(p, 2, t)) - static_cast<double>(t1);
+  if (p.iterations > 1 && !p.body.empty()) slope = static_cast<double>(alone(p, 2, t, m)) - static_cast<double>(t1);
   d.chain = static_cast<double>(t1) + slope * static_cast<double>(p.iterations - std::min<std::uint64_t>(1, p.iterations));
   // Resources: per instruction, scaled by the loop.
   SmCore probe(t);
@@ -54,6 +70,18 @@ WarpDemand demand(const WarpProgram& p, const SmTiming& t) {
           break;
         case WarpOp::Lds:
         case WarpOp::Sts: d.shared += times * probe.wavefronts(in, p.addresses); break;
+        case WarpOp::Ldg:
+        case WarpOp::Stg: {
+          // Whole sectors of the active lanes' bytes.
+          const double bytes =
+              std::ceil(__builtin_popcount(in.active_mask) * static_cast<double>(in.width) / kSectorBytes) *
+              kSectorBytes;
+          const Level l = in.op == WarpOp::Stg ? Level::L2 : level_of(in, m);
+          if (in.op == WarpOp::Stg) d.store_bytes += times * bytes;
+          if (l != Level::L1) d.l2_bytes += times * bytes;
+          if (l == Level::Dram) d.dram_bytes += times * bytes;
+          break;
+        }
         default: break;
       }
     }
@@ -67,7 +95,7 @@ WarpDemand demand(const WarpProgram& p, const SmTiming& t) {
   d.counts = one;
   if (p.iterations > 1) {
     SmCounts two;
-    alone(p, 2, t, &two);
+    alone(p, 2, t, m, &two);
     const auto scale = [&](std::uint64_t a, std::uint64_t b) {  // a: one iteration, b: two
       return a + (b - a) * (p.iterations - 1);
     };
@@ -87,30 +115,36 @@ WarpDemand demand(const WarpProgram& p, const SmTiming& t) {
 
 // Cycles of one wave in which an SM holds `ctas` CTAs starting at CTA `first`.
 double wave_cycles(const KernelLaunch& k, std::uint64_t first, std::uint64_t ctas, const SmTiming& t,
-                   std::map<const WarpProgram*, WarpDemand>& cache) {
+                   const MemoryEstimate& m, int sms_busy, std::map<const WarpProgram*, WarpDemand>& cache) {
   std::vector<double> issue(static_cast<std::size_t>(t.sub_cores)), pipes(issue.size()), tensor(issue.size());
-  double chain = 0, shared = 0;
+  double chain = 0, shared = 0, l2 = 0, dram = 0;
   std::size_t sub = 0;
   for (std::uint64_t c = first; c < first + ctas; ++c)
     for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w, sub = (sub + 1) % issue.size()) {
       const WarpProgram& p = k.program_of(c, w);
       auto it = cache.find(&p);
-      if (it == cache.end()) it = cache.emplace(&p, demand(p, t)).first;
+      if (it == cache.end()) it = cache.emplace(&p, demand(p, t, m)).first;
       const WarpDemand& d = it->second;
       chain = std::max(chain, d.chain);
+      l2 += d.l2_bytes;
+      dram += d.dram_bytes;
       issue[sub] += d.issue;
       pipes[sub] += d.pipes;
       tensor[sub] += d.tensor;
       shared += d.shared;
     }
+  // The SMs of the wave share the L2 and the DRAM.
   double bound = std::max(chain, shared);
+  if (m.l2_bytes_per_cycle > 0) bound = std::max(bound, l2 * sms_busy / m.l2_bytes_per_cycle);
+  if (m.dram_bytes_per_cycle > 0) bound = std::max(bound, dram * sms_busy / m.dram_bytes_per_cycle);
   for (std::size_t s = 0; s < issue.size(); ++s) bound = std::max({bound, issue[s], pipes[s], tensor[s]});
   return bound;
 }
 
 }  // namespace
 
-KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, const SmTiming& t, int sms) {
+KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, const SmTiming& t, int sms,
+                               const MemoryEstimate& m) {
   KernelEstimate e;
   e.waves = waves(k.ctas(), occ, sms);
   std::map<const WarpProgram*, WarpDemand> cache;
@@ -120,8 +154,20 @@ KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, cons
     // A wave's SMs hold the CTAs spread evenly; the busiest SM (the most CTAs) sets its time.
     const std::uint64_t in_wave = std::min(per_wave, k.ctas() - first);
     const std::uint64_t on_busiest = (in_wave + static_cast<std::uint64_t>(sms) - 1) / static_cast<std::uint64_t>(sms);
-    cycles += wave_cycles(k, first, on_busiest, t, cache);
+    const int busy = static_cast<int>(std::min<std::uint64_t>(in_wave, static_cast<std::uint64_t>(sms)));
+    cycles += wave_cycles(k, first, on_busiest, t, m, busy, cache);
   }
+  // The grid's stores beyond what the L2 holds are written back to the DRAM: a bound on the
+  // whole kernel (write-back happens as later lines evict them).
+  double stores = 0, reads = 0;
+  for (const auto& [program, d] : cache) {
+    (void)program;
+    stores = std::max(stores, d.store_bytes);
+    reads = std::max(reads, d.dram_bytes);
+  }
+  const double warps = static_cast<double>(k.ctas() * k.warps_per_cta());
+  const double write_back = std::max(0.0, stores * warps - static_cast<double>(m.l2_bytes));
+  if (m.dram_bytes_per_cycle > 0) cycles = std::max(cycles, (reads * warps + write_back) / m.dram_bytes_per_cycle);
   e.cycles = static_cast<std::uint64_t>(std::ceil(cycles));
   e.counts.ctas = k.ctas();
   e.counts.busy_cycles = e.cycles * std::min<std::uint64_t>(k.ctas(), static_cast<std::uint64_t>(sms));
@@ -129,12 +175,15 @@ KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, cons
     for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w) {
       const WarpProgram& p = k.program_of(c, w);
       auto it = cache.find(&p);
-      if (it == cache.end()) it = cache.emplace(&p, demand(p, t)).first;
+      if (it == cache.end()) it = cache.emplace(&p, demand(p, t, m)).first;
       if (k.warp_programs.empty()) {  // every warp the same: count once, times the grid
         e.counts.add(it->second.counts, k.ctas() * k.warps_per_cta());
+        e.dram_bytes = static_cast<std::uint64_t>(it->second.dram_bytes) * k.ctas() * k.warps_per_cta() +
+                       static_cast<std::uint64_t>(write_back);
         return e;
       }
       e.counts.add(it->second.counts);
+      e.dram_bytes += static_cast<std::uint64_t>(it->second.dram_bytes);
     }
   return e;
 }

@@ -4,7 +4,9 @@
 //   - one warp's dependence chain: a lone warp's pass over one and two loop iterations gives
 //     the chain's fixed part and its time per iteration (no other warp, no contention);
 //   - each sub-core's issue slots, pipe cycles and tensor-core cycles, summed over its warps;
-//   - the SM's shared-memory wavefronts.
+//   - the SM's shared-memory wavefronts;
+//   - its share of the L2's and the DRAM's bandwidth for its global traffic (a load's latency
+//     in the lone pass is that of the level its footprint fits: MemoryEstimate).
 // Full waves run at the occupancy's CTAs per SM, the last one at what is left. The counts (warp
 // instructions, lane operations, MACs, wavefronts, register accesses) are exact: they follow
 // from the programs and the grid.
@@ -16,12 +18,22 @@
 
 namespace strata {
 
+// The memory hierarchy in closed form: a global load's latency by the level its footprint fits
+// (no footprint: a stream from the DRAM), and the L2's and the DRAM's bytes per cycle.
+struct MemoryEstimate {
+  std::uint64_t l1_bytes = 0, l2_bytes = 0;
+  double l1_latency = 0, l2_latency = 0, dram_latency = 0;  // cycles, issue to data
+  double l2_bytes_per_cycle = 0, dram_bytes_per_cycle = 0;
+};
+
 struct KernelEstimate {
   std::uint64_t cycles = 0;
   std::uint64_t waves = 0;
   SmCounts counts;  // of the whole grid
+  std::uint64_t dram_bytes = 0;  // global traffic that reaches the DRAM
 };
 
-KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, const SmTiming& t, int sms);
+KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, const SmTiming& t, int sms,
+                               const MemoryEstimate& m = {});
 
 }  // namespace strata

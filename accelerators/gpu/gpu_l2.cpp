@@ -41,7 +41,10 @@ void GpuL2::access(const GlobalAccess& a) {
   // Slices are split evenly between the partitions, and so are the SMs.
   const bool far = slice * c_.partitions / c_.slices != a.sm * c_.partitions / sms_;
   far_ += far ? 1 : 0;
+  // The way there and the way back: the two halves of the latencies.
   const std::uint64_t way = static_cast<std::uint64_t>(c_.latency / 2 + (far ? c_.far_latency / 2 : 0));
+  const std::uint64_t back =
+      static_cast<std::uint64_t>(c_.latency - c_.latency / 2 + (far ? c_.far_latency - c_.far_latency / 2 : 0));
   const auto n = static_cast<std::uint64_t>(__builtin_popcountll(a.sectors));
   std::uint64_t& slice_free = slice_free_[static_cast<std::size_t>(slice)];
   const std::uint64_t start = std::max(a.cycle + way, slice_free);
@@ -57,7 +60,7 @@ void GpuL2::access(const GlobalAccess& a) {
   const std::uint64_t missing = a.sectors & ~present;
   hit_sectors_ += static_cast<std::uint64_t>(__builtin_popcountll(present));
   if (!missing) {
-    deliver_(a.sm, a.id, start + way);
+    deliver_(a.sm, a.id, start + back);
     return;
   }
   miss_sectors_ += static_cast<std::uint64_t>(__builtin_popcountll(missing));
@@ -65,10 +68,10 @@ void GpuL2::access(const GlobalAccess& a) {
   if (!free_waiters_.empty()) {
     w = free_waiters_.back();
     free_waiters_.pop_back();
-    waiters_[w] = Waiter{a.sm, a.id, missing, start, way};
+    waiters_[w] = Waiter{a.sm, a.id, missing, start, back};
   } else {
     w = waiters_.size();
-    waiters_.push_back(Waiter{a.sm, a.id, missing, start, way});
+    waiters_.push_back(Waiter{a.sm, a.id, missing, start, back});
   }
   // Sectors no earlier miss has asked for go to the DRAM now.
   std::uint64_t& pending = pending_[a.line];

@@ -156,14 +156,14 @@ Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming
     b.unit = "cycles";
     b.count = iterations;
     warps = warps ? warps : 1;
-  } else if (kind == "global_copy") {
+  } else if (kind == "global_copy" || kind == "global_read") {
     // Every warp copies 128 B lines, four loads in flight, then their four stores; the grid's
     // warps sweep the array together (iteration i, warp w, load k: line (4 i + k) W + w).
     const std::uint64_t ctas = c.ctas > 1 ? c.ctas : 2 * static_cast<std::uint64_t>(sms);
     warps = warps ? warps : 32;
     const std::uint64_t row = ctas * static_cast<std::uint64_t>(warps) * 128;  // bytes per load across the grid
     if (c.footprint < 4 * row)
-      throw MicrobenchmarkError("footprint", fmt::format("{} B: a copy over {} warps needs at least {} B", c.footprint,
+      throw MicrobenchmarkError("footprint", fmt::format("{} B: a sweep over {} warps needs at least {} B", c.footprint,
                                                          ctas * static_cast<std::uint64_t>(warps), 4 * row));
     p.iterations = c.footprint / (4 * row);
     for (std::uint8_t k = 0; k < 4; ++k) {
@@ -174,6 +174,10 @@ Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming
       p.body.push_back(ld);
     }
     for (std::uint8_t k = 0; k < 4; ++k) {
+      if (kind == "global_read") {  // a reduction: each load's data is added into a sum
+        p.body.push_back(op(WarpOp::Fp32, 8, {8, k}));
+        continue;
+      }
       WarpInstruction st = p.body[k];
       st.op = WarpOp::Stg;
       st.dst = {kNoReg, kNoReg};
@@ -184,7 +188,7 @@ Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming
     b.unit = "GB/s";
     b.latency = false;
     b.device_rate = true;
-    b.count = static_cast<double>(2 * p.iterations * 4 * row);
+    b.count = static_cast<double>((kind == "global_read" ? 1 : 2) * p.iterations * 4 * row);
     b.kernel.grid = {static_cast<std::uint32_t>(ctas), 1, 1};
   } else {
     throw MicrobenchmarkError("benchmark", fmt::format("'{}' is not known", kind));
@@ -192,7 +196,7 @@ Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming
   if (t.dependences == SmTiming::Dependences::ControlBits) assign_control_bits(p, t);
   b.kernel.name = kind;
   b.kernel.block = {static_cast<std::uint32_t>(warps) * 32, 1, 1};
-  if (kind != "global_copy") b.kernel.grid = {static_cast<std::uint32_t>(c.ctas), 1, 1};
+  if (kind != "global_copy" && kind != "global_read") b.kernel.grid = {static_cast<std::uint32_t>(c.ctas), 1, 1};
   b.kernel.registers_per_thread = c.registers;
   b.kernel.shared_bytes = c.shared;
   b.kernel.program = program;
@@ -284,7 +288,7 @@ KindSpec GpuMicrobenchmarkWorkload::spec() {
   s.add(
       param::choice("benchmark",
                     {"ffma_chain", "issue_rate", "mma_chain", "mma_rate", "wgmma_chain", "wgmma_rate", "shared_chase",
-                     "shared_bandwidth", "global_chase", "global_copy"},
+                     "shared_bandwidth", "global_chase", "global_copy", "global_read"},
                     "what to measure (see docs/gpu.md): *_chain a dependent latency in cycles, *_rate a throughput per "
                     "SM, shared_bandwidth bytes per cycle per SM"));
   s.add(param::choice("pipe", {"int", "fp32", "fp64", "sfu"}, "issue_rate: the pipe its instructions use").def("fp32"));

@@ -12,6 +12,7 @@
 //                     `footprint` (after a warm-up pass)
 //   global_copy       a STREAM copy of a `footprint` array over    GB/s, the whole GPU
 //                     every SM
+//   global_read       a sum over a `footprint` array (loads only)  GB/s, the whole GPU
 // By default one CTA runs on one SM. With `ctas` (and the CTA's `registers` and `shared`
 // memory) the grid spreads over the SMs under the occupancy rules: a rate then counts every
 // CTA's work per SM in use, a latency is per wave. summary.json gets `measured`, `unit`, and

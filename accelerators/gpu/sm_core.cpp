@@ -385,6 +385,14 @@ std::uint64_t SmCore::global_access(Warp& w, int wi, const WarpInstruction& in, 
   }
   // The L1's data path: one line looked up and four sectors moved a cycle.
   shared_free_ = start + std::max<std::uint64_t>(lines.size(), (sectors + 3) / 4);
+  if (fixed_) {  // no L1, no L2: the data comes back after a fixed latency
+    if (in.op == WarpOp::Stg) {
+      counts_.store_sectors += sectors;
+      return start + 1;
+    }
+    counts_.l1_miss_sectors += sectors;
+    return start + fixed_(in);
+  }
   if (in.op == WarpOp::Stg) {
     counts_.store_sectors += sectors;
     for (const auto& [line, mask] : lines) {

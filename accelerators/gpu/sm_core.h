@@ -89,6 +89,9 @@ class SmCore {
   ~SmCore();
   // Where accesses leaving the SM go (unset: a kernel with global accesses is refused earlier).
   void connect(std::function<void(const GlobalAccess&)> out) { out_ = std::move(out); }
+  // Instead, answers every access leaving the SM itself, `latency(instruction)` cycles after
+  // its issue (the analytic fidelity's lone-warp pass: no L2 in the loop).
+  void answer_with(std::function<std::uint64_t(const WarpInstruction&)> latency) { fixed_ = std::move(latency); }
   // The data of access `id` is in the SM at `cycle` (not earlier than the cycle run() reached).
   void complete(std::uint64_t id, std::uint64_t cycle);
 
@@ -212,6 +215,7 @@ class SmCore {
   int index_;
   std::unique_ptr<SectoredCache> l1_;
   std::function<void(const GlobalAccess&)> out_;
+  std::function<std::uint64_t(const WarpInstruction&)> fixed_;
   std::map<std::uint64_t, Load> loads_;                   // by load number
   std::map<std::uint64_t, Miss> misses_;                  // by access id
   std::map<std::uint64_t, std::uint64_t> missing_lines_;  // line -> access id of its miss in flight

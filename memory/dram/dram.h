@@ -34,6 +34,8 @@ class Dram : public Component, public MemoryTarget, public AnalyticMemory {
   ~Dram() override;
   TargetSocket& target_socket() override { return port_.socket(); }
   double peak_bandwidth() const override { return spec_.peak_bandwidth(); }
+  int queues() const override { return spec_.org.controllers(); }
+  int queue_of(std::uint64_t address) const override { return mapping_.decode(address).channel; }
   // Analytic fidelity: the closed forms of dram_analytic.h.
   double sustained_bandwidth() const override { return analytic().sustained_bandwidth(); }
   double unloaded_latency(bool write) const override;
