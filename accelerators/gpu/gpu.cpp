@@ -483,24 +483,48 @@ void Gpu::issue_dram(int port) {
   }
 }
 
-KernelRun Gpu::run_kernel_windowed(const Pending& p, std::uint64_t start) {
-  const KernelLaunch& k = p.kernel;
+// The CTAs of a kernel not yet placed, handed to SMs in grid order.
+class Gpu::CtaQueue {
+ public:
+  explicit CtaQueue(const KernelLaunch& k) : k_(k), programs_(k.warps_per_cta()) {}
+  bool empty() const { return next_ == k_.ctas(); }
+  void place(SmCore& core, std::uint64_t at) {
+    for (std::uint32_t w = 0; w < programs_.size(); ++w) programs_[w] = &k_.program_of(next_, w);
+    core.add_cta(programs_, at, next_ * k_.warps_per_cta());
+    ++next_;
+  }
+
+ private:
+  const KernelLaunch& k_;
+  std::vector<const WarpProgram*> programs_;
+  std::uint64_t next_ = 0;
+};
+
+KernelRun Gpu::begin_kernel(const Pending& p, std::uint64_t start, CtaQueue& ctas) {
   KernelRun r;
   r.start_cycle = r.end_cycle = start;
   r.occupancy = p.occupancy;
-  r.waves = waves(k.ctas(), p.occupancy, sms_);
-  std::uint64_t next = 0, completed = 0;
-  const std::uint64_t total = k.ctas();
-  std::vector<const WarpProgram*> programs(k.warps_per_cta());
-  const auto place = [&](SmCore& core, std::uint64_t at) {
-    for (std::uint32_t w = 0; w < programs.size(); ++w) programs[w] = &k.program_of(next, w);
-    core.add_cta(programs, at, next * k.warps_per_cta());
-    ++next;
-  };
-  for (int round = 0; round < p.occupancy.ctas_per_sm && next < total; ++round)
-    for (int s = 0; s < sms_ && next < total; ++s) place(*cores_[static_cast<std::size_t>(s)], start);
+  r.waves = waves(p.kernel.ctas(), p.occupancy, sms_);
+  r.warp_instructions = totals().warp_instructions;  // made a difference by end_kernel
+  // Breadth-first: every SM gets a CTA before any gets a second.
+  for (int round = 0; round < p.occupancy.ctas_per_sm && !ctas.empty(); ++round)
+    for (int s = 0; s < sms_ && !ctas.empty(); ++s) ctas.place(*cores_[static_cast<std::size_t>(s)], start);
+  return r;
+}
+
+void Gpu::end_kernel(const Pending& p, KernelRun& r) {
+  r.warp_instructions = totals().warp_instructions - r.warp_instructions;
+  warp_instructions_.add(r.warp_instructions);
+  ctas_.add(p.kernel.ctas());
+  kernels_.add();
+}
+
+KernelRun Gpu::run_kernel_windowed(const Pending& p, std::uint64_t start) {
+  CtaQueue queue(p.kernel);
+  KernelRun r = begin_kernel(p, start, queue);
+  const std::uint64_t total = p.kernel.ctas();
+  std::uint64_t completed = 0;
   const auto window = static_cast<std::uint64_t>(l2_->lookahead());
-  const std::uint64_t before = totals().warp_instructions;
   for (std::uint64_t t = start; completed < total; t += window) {
     for (int s = 0; s < sms_; ++s) {
       SmCore& core = *cores_[static_cast<std::size_t>(s)];
@@ -508,7 +532,7 @@ KernelRun Gpu::run_kernel_windowed(const Pending& p, std::uint64_t start) {
       for (std::uint64_t c; (c = core.run(t + window, finished)) != SmCore::kNever;) {
         ++completed;
         r.end_cycle = std::max(r.end_cycle, c);
-        if (next < total) place(core, c);
+        if (!queue.empty()) queue.place(core, c);
       }
     }
     // The window's accesses reach the L2 in time order (ties: SM, then the SM's own order).
@@ -519,31 +543,16 @@ KernelRun Gpu::run_kernel_windowed(const Pending& p, std::uint64_t start) {
     window_.clear();
     if (completed < total) wait(clock().time_of(t + window) - sc_core::sc_time_stamp());
   }
-  r.warp_instructions = totals().warp_instructions - before;
-  warp_instructions_.add(r.warp_instructions);
-  ctas_.add(total);
-  kernels_.add();
+  end_kernel(p, r);
   return r;
 }
 
 KernelRun Gpu::run_kernel(const Pending& p, std::uint64_t start) {
   if (p.global) return run_kernel_windowed(p, start);
-  const KernelLaunch& k = p.kernel;
-  KernelRun r;
-  r.start_cycle = r.end_cycle = start;
-  r.occupancy = p.occupancy;
-  r.waves = waves(k.ctas(), p.occupancy, sms_);
-  std::uint64_t next = 0;
-  const std::uint64_t total = k.ctas();
-  std::vector<const WarpProgram*> programs(k.warps_per_cta());
-  const auto place = [&](SmCore& core, std::uint64_t at) {
-    for (std::uint32_t w = 0; w < programs.size(); ++w) programs[w] = &k.program_of(next, w);
-    core.add_cta(programs, at, next * k.warps_per_cta());
-    ++next;
-  };
-  // Breadth-first: every SM gets a CTA before any gets a second.
-  for (int round = 0; round < p.occupancy.ctas_per_sm && next < total; ++round)
-    for (int s = 0; s < sms_ && next < total; ++s) place(*cores_[static_cast<std::size_t>(s)], start);
+  CtaQueue queue(p.kernel);
+  KernelRun r = begin_kernel(p, start, queue);
+  // Without global memory the SMs do not interact: each runs to its next CTA completion, and
+  // completions are taken in time order (ties in SM order) to place the waiting CTAs.
   using Event = std::pair<std::uint64_t, int>;  // (cycle a CTA completes, SM)
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
   int finished = 0;
@@ -556,15 +565,11 @@ KernelRun Gpu::run_kernel(const Pending& p, std::uint64_t start) {
     events.pop();
     r.end_cycle = std::max(r.end_cycle, cycle);
     SmCore& core = *cores_[static_cast<std::size_t>(s)];
-    if (next < total) place(core, cycle);
+    if (!queue.empty()) queue.place(core, cycle);
     const std::uint64_t c = core.run(SmCore::kNever, finished);
     if (c != SmCore::kNever) events.emplace(c, s);
   }
-  const std::uint64_t instructions = totals().warp_instructions;
-  r.warp_instructions = instructions - warp_instructions_.count();
-  warp_instructions_.add(r.warp_instructions);
-  ctas_.add(total);
-  kernels_.add();
+  end_kernel(p, r);
   return r;
 }
 

@@ -69,6 +69,10 @@ class Gpu : public Component, public tlm::tlm_mm_interface {
   };
   void run();  // SC_THREAD: runs the queued kernels one after another
   KernelRun run_kernel(const Pending& p, std::uint64_t start);
+  class CtaQueue;
+  // The run's fixed figures and its first CTAs placed; end_kernel counts it.
+  KernelRun begin_kernel(const Pending& p, std::uint64_t start, CtaQueue& ctas);
+  void end_kernel(const Pending& p, KernelRun& r);
   // A kernel that reaches global memory: every SM runs one lookahead window (GpuL2::lookahead
   // cycles, less than any latency from an access leaving an SM to its effect) ahead of
   // SystemC time, then the window's accesses go to the L2 in time order, and the thread waits

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Speed of the GPU model: microbenchmark kernels spread over every SM of the H100 preset (a
-# grid of several CTAs per SM), as simulated warp instructions per CPU-second, with the
-# simulated time and peak memory. Speed is measured here, never asserted in a test.
+# grid of several CTAs per SM), compute-bound and then memory-bound (through the L2 and the
+# HBM3 model), as simulated warp instructions per CPU-second, with the simulated time and peak
+# memory. Speed is measured here, never asserted in a test.
 #   tests/bench/gpu_runs.sh [ITERATIONS]
 set -euo pipefail
 # shellcheck source=tests/bench/bench_lib.sh
@@ -29,3 +30,5 @@ bench "mma.sync FP16 m16n8k16, 16 warps x 4 CTAs an SM" "benchmark: mma_rate, ct
 bench "FFMA issue, 32 warps x 2 CTAs an SM" "benchmark: issue_rate, ctas: 264"
 bench "dependent FFMA chains, 1 warp x 32 CTAs an SM" "benchmark: ffma_chain, ctas: 4224"
 bench "shared loads, 2-way conflict, 32 warps x 2 CTAs an SM" "benchmark: shared_bandwidth, lane_stride: 8 B, ctas: 264"
+bench "HBM stream: every SM sums 64 MiB, 128 B loads (memory-bound)" "benchmark: global_read, footprint: 64 MiB"
+bench "HBM copy: every SM copies 64 MiB (memory-bound)" "benchmark: global_copy, footprint: 64 MiB"
