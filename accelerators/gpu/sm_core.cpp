@@ -10,7 +10,7 @@ namespace strata {
 
 namespace {
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+std::uint64_t div_up(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
@@ -54,7 +54,8 @@ int SmCore::wavefronts(const WarpInstruction& in, const std::vector<std::uint64_
   // Lanes reading the same word share it (broadcast); distinct words in one bank take one
   // wavefront each.
   std::vector<std::uint64_t> words;
-  const std::uint64_t per_lane = std::max<std::uint64_t>(1, ceil_div(in.width, static_cast<std::uint64_t>(t_.bank_bytes)));
+  const std::uint64_t per_lane =
+      std::max<std::uint64_t>(1, div_up(in.width, static_cast<std::uint64_t>(t_.bank_bytes)));
   for (int lane = 0; lane < 32; ++lane) {
     if (!(in.active_mask >> lane & 1u)) continue;
     const std::uint64_t first = in.address(lane, pool) / static_cast<std::uint64_t>(t_.bank_bytes);

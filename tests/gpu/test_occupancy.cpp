@@ -8,7 +8,7 @@
 namespace strata {
 namespace {
 
-SmLimits h100() {
+SmLimits h100_limits() {
   SmLimits l;  // the defaults are compute capability 9.0's
   return l;
 }
@@ -16,7 +16,7 @@ SmLimits h100() {
 TEST(GpuOccupancy, WarpLimitedKernel) {
   // 256 threads = 8 warps: 64 / 8 = 8 CTAs by warps; 32 registers x 32 = 1024 per warp, 16 warps
   // per sub-core: 64 warps, 8 CTAs; shared 1 KiB (reserved) a CTA: 228.
-  const Occupancy o = occupancy(h100(), 256, 32, 0);
+  const Occupancy o = occupancy(h100_limits(), 256, 32, 0);
   EXPECT_EQ(o.ctas_per_sm, 8);
   EXPECT_EQ(o.by_warps, 8);
   EXPECT_EQ(o.by_registers, 8);
@@ -27,25 +27,25 @@ TEST(GpuOccupancy, WarpLimitedKernel) {
 
 TEST(GpuOccupancy, SharedMemoryLimitedKernel) {
   // 48 KiB + 1 KiB reserved = 50,176 B a CTA: 233,472 / 50,176 = 4.65, so 4.
-  const Occupancy o = occupancy(h100(), 128, 64, 48 * 1024);
+  const Occupancy o = occupancy(h100_limits(), 128, 64, 48 * 1024);
   EXPECT_EQ(o.by_shared, 4);
   EXPECT_EQ(o.by_registers, 8);  // 2048 registers a warp: 8 per sub-core, 32 warps, 4 warps a CTA
   EXPECT_EQ(o.ctas_per_sm, 4);
   EXPECT_EQ(o.limiter, "shared_memory");
   // 56 KiB + 1 KiB is 58,368 B: exactly 4 a SM; 100 B more rounds up to 58,496 B: 3.
-  EXPECT_EQ(occupancy(h100(), 128, 64, 56 * 1024).by_shared, 4);
-  EXPECT_EQ(occupancy(h100(), 128, 64, 56 * 1024 + 100).by_shared, 3);
+  EXPECT_EQ(occupancy(h100_limits(), 128, 64, 56 * 1024).by_shared, 4);
+  EXPECT_EQ(occupancy(h100_limits(), 128, 64, 56 * 1024 + 100).by_shared, 3);
 }
 
 TEST(GpuOccupancy, RegistersAreAllocatedPerSubCore) {
   // 192 registers a thread: 6144 a warp. A sub-core's 16,384 hold 2 such warps, so the SM holds
   // 8, not the 10 that 65,536 / 6144 would give; 2 warps a CTA: 4 CTAs.
-  const Occupancy o = occupancy(h100(), 64, 192, 0);
+  const Occupancy o = occupancy(h100_limits(), 64, 192, 0);
   EXPECT_EQ(o.by_registers, 4);
   EXPECT_EQ(o.ctas_per_sm, 4);
   EXPECT_EQ(o.limiter, "registers");
   // Registers round up to 256 a warp: 33 a thread take 1280 a warp (12 per sub-core).
-  EXPECT_EQ(occupancy(h100(), 32, 33, 0).by_registers, 48);
+  EXPECT_EQ(occupancy(h100_limits(), 32, 33, 0).by_registers, 48);
 }
 
 TEST(GpuOccupancy, CtaSlotsOnTheRtxA6000) {
@@ -61,14 +61,14 @@ TEST(GpuOccupancy, CtaSlotsOnTheRtxA6000) {
 }
 
 TEST(GpuOccupancy, KernelsThatCannotLaunch) {
-  EXPECT_THROW(occupancy(h100(), 2048, 32, 0), std::invalid_argument);         // threads
-  EXPECT_THROW(occupancy(h100(), 128, 256, 0), std::invalid_argument);         // registers a thread
-  EXPECT_THROW(occupancy(h100(), 1024, 128, 0), std::invalid_argument);        // 4096 a warp x 32 warps
-  EXPECT_THROW(occupancy(h100(), 128, 32, 300 * 1024), std::invalid_argument);  // shared memory
+  EXPECT_THROW(occupancy(h100_limits(), 2048, 32, 0), std::invalid_argument);          // threads
+  EXPECT_THROW(occupancy(h100_limits(), 128, 256, 0), std::invalid_argument);          // registers a thread
+  EXPECT_THROW(occupancy(h100_limits(), 1024, 128, 0), std::invalid_argument);         // 4096 a warp x 32 warps
+  EXPECT_THROW(occupancy(h100_limits(), 128, 32, 300 * 1024), std::invalid_argument);  // shared memory
 }
 
 TEST(GpuOccupancy, Waves) {
-  const Occupancy o = occupancy(h100(), 256, 32, 0);  // 8 CTAs an SM
+  const Occupancy o = occupancy(h100_limits(), 256, 32, 0);  // 8 CTAs an SM
   EXPECT_EQ(waves(1056, o, 132), 1u);
   EXPECT_EQ(waves(1057, o, 132), 2u);
   EXPECT_EQ(waves(1, o, 132), 1u);

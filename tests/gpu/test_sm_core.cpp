@@ -28,7 +28,7 @@ std::uint64_t run_cta(const SmTiming& t, const WarpProgram& program, int warps =
   return end;
 }
 
-SmTiming h100() {
+SmTiming h100_timing() {
   SmTiming t;
   t.tensor_macs = {{"fp16", 512}, {"int8", 1024}};
   t.wgmma_latency = 43;
@@ -39,7 +39,7 @@ TEST(SmCore, DependentChainTakesThePipeLatencyInBothSchemes) {
   WarpProgram p;
   p.body = {ffma(0, 0)};
   p.iterations = 100;
-  SmTiming t = h100();
+  SmTiming t = h100_timing();
   EXPECT_EQ(run_cta(t, p), 400u);  // issues at 0, 4, ..., 396; the last result at 400
   t.dependences = SmTiming::Dependences::ControlBits;
   assign_control_bits(p, t);
@@ -50,7 +50,7 @@ TEST(SmCore, DependentChainTakesThePipeLatencyInBothSchemes) {
 TEST(SmCore, ControlBitsAreTrustedAsTheCompilerSetThem) {
   WarpProgram p;
   p.body = {ffma(0, 1), ffma(2, 0)};  // the second reads the first's result; stall counts left at 1
-  SmTiming t = h100();
+  SmTiming t = h100_timing();
   EXPECT_EQ(run_cta(t, p), 8u);  // scoreboard: the reader waits to cycle 4, its result at 8
   t.dependences = SmTiming::Dependences::ControlBits;
   EXPECT_EQ(run_cta(t, p), 5u);  // control bits: it issues at cycle 1, as the bits allow
@@ -60,7 +60,7 @@ TEST(SmCore, IndependentInstructionsIssueAtThePipeRate) {
   WarpProgram p;
   for (std::uint8_t r = 0; r < 8; ++r) p.body.push_back(ffma(r, r));
   p.iterations = 100;
-  SmTiming t = h100();
+  SmTiming t = h100_timing();
   // Four warps, one per sub-core: 800 instructions each, one a cycle (32 FP32 lanes).
   EXPECT_EQ(run_cta(t, p, 4), 800u - 1 + 4);
   // 16 lanes a sub-core (A100): every instruction holds the pipe two cycles.
@@ -71,7 +71,7 @@ TEST(SmCore, IndependentInstructionsIssueAtThePipeRate) {
 // The order (warp arrival numbers) in which one sub-core issues two warps of four independent
 // instructions each.
 std::vector<std::uint64_t> issue_order(SmTiming::Scheduler s) {
-  SmTiming t = h100();
+  SmTiming t = h100_timing();
   t.sub_cores = 1;
   t.scheduler = s;
   WarpProgram p;
@@ -100,7 +100,7 @@ TEST(SmCore, BarrierHoldsEveryWarpOfTheCtaUntilTheLastArrives) {
   slow.prologue.push_back(bar);                                      // arrives at 37
   slow.prologue.push_back(ffma(1, 1));
   fast.prologue = {bar, ffma(1, 1)};  // arrives at 0 and waits
-  SmCore sm(h100());
+  SmCore sm(h100_timing());
   std::vector<std::uint64_t> after_barrier;
   sm.observe([&](std::uint64_t cycle, int, std::uint64_t, const WarpInstruction& in) {
     if (in.op == WarpOp::Fp32 && in.dst[0] == 1) after_barrier.push_back(cycle);
@@ -117,14 +117,14 @@ TEST(SmCore, AnExitedWarpReleasesTheBarrier) {
   WarpProgram waits, exits;
   waits.prologue = {bar, ffma(1, 1)};
   exits.prologue = {ffma(0, 0), ffma(0, 0)};  // never reaches the barrier: done issuing at 4
-  SmCore sm(h100());
+  SmCore sm(h100_timing());
   sm.add_cta({&waits, &exits}, 0);
   int id = -1;
   EXPECT_EQ(sm.run(SmCore::kNever, id), 9u);  // released at 5, its FFMA's result at 9
 }
 
 TEST(SmCore, SharedMemoryWavefronts) {
-  SmCore sm(h100());
+  SmCore sm(h100_timing());
   WarpInstruction in;
   in.op = WarpOp::Lds;
   const auto wavefronts = [&](int stride, int width) {
@@ -150,7 +150,7 @@ TEST(SmCore, SharedMemoryWavefronts) {
 }
 
 TEST(SmCore, TensorCoreCycles) {
-  SmCore sm(h100());
+  SmCore sm(h100_timing());
   WarpInstruction mma;
   mma.op = WarpOp::Mma;
   mma.m = 16, mma.n = 8, mma.k = 16;
@@ -166,7 +166,7 @@ TEST(SmCore, TensorCoreCycles) {
 }
 
 TEST(SmCore, TensorChainsFollowTheCompletionModel) {
-  const SmTiming t = h100();
+  const SmTiming t = h100_timing();
   MicrobenchmarkConfig c;
   c.iterations = 64;
   c.benchmark = "mma_chain";
@@ -189,7 +189,7 @@ TEST(SmCore, CompilerAssignsCountersToVariableLatencyProducers) {
   lds.src[0] = 0;
   p.body = {lds, ffma(1, 0)};
   p.iterations = 10;
-  SmTiming t = h100();
+  SmTiming t = h100_timing();
   t.dependences = SmTiming::Dependences::ControlBits;
   assign_control_bits(p, t);
   EXPECT_EQ(p.body[0].write_barrier, 0);
