@@ -152,7 +152,9 @@ TEST(SweepCli, CrashedAndTimedOutPointsAreRetriedThenReportedAndTheRestComplete)
   wrapper(dir,
           "grep -q 'queue_depth: 8$' \"$yaml\" && grep -q 'latency: 20 ns' \"$yaml\" && kill -SEGV $$\n"
           "grep -q 'queue_depth: 16$' \"$yaml\" && grep -q 'latency: 40 ns' \"$yaml\" && sleep 30\n");
-  const std::string sweep = dir.write("s.yaml", sweep_text("  timeout: 1 s\n  retries: 1\n"));
+  // 3 s: long for a good point even under the sanitizers on a loaded 2-core machine (at 1 s one
+  // was timed out and retried there), short for the one that sleeps 30 s.
+  const std::string sweep = dir.write("s.yaml", sweep_text("  timeout: 3 s\n  retries: 1\n"));
   const std::string out = dir.file("out");
   const auto r = run_strata("sweep " + sweep + " -o " + out + " --jobs 2");
   EXPECT_EQ(r.code, 3) << r.out << r.err;
