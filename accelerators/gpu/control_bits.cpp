@@ -11,17 +11,10 @@ constexpr int kMaxStall = 15;   // the stall field's largest value
 constexpr int kBarriers = 6;    // SB0..SB5
 
 // The cycles a fixed-latency result needs, or 0 when the producer is variable-latency (it
-// gets a dependence counter instead).
+// gets a dependence counter instead, as does a latency beyond the stall field).
 int fixed_latency(const WarpInstruction& in, const SmTiming& t) {
-  int lat = 0;
-  switch (in.op) {
-    case WarpOp::Int: lat = t.int_latency; break;
-    case WarpOp::Fp32: lat = t.fp32_latency; break;
-    case WarpOp::Fp64: lat = t.fp64_latency; break;
-    case WarpOp::Sfu: lat = t.sfu_latency; break;
-    default: return 0;
-  }
-  return lat <= kMaxStall ? lat : 0;  // beyond the stall field: a counter, as for loads
+  const int lat = t.pipe_latency(in.op);
+  return lat <= kMaxStall ? lat : 0;
 }
 
 }  // namespace

@@ -55,7 +55,6 @@ class Gpu : public Component, public tlm::tlm_mm_interface {
   int sms() const { return sms_; }
   const SmLimits& limits() const { return limits_; }
   const SmTiming& timing() const { return timing_; }
-  bool idle() const { return queue_.empty() && !running_; }
   void finalize(const sc_core::sc_time& end) override;
   double dynamic_energy_j() const override;
   void free(tlm::tlm_generic_payload* gp) override;  // tlm_mm_interface

@@ -60,10 +60,10 @@ WarpDemand demand(const WarpProgram& p, const SmTiming& t, const MemoryEstimate&
     for (const WarpInstruction& in : part) {
       d.issue += times;
       switch (in.op) {
-        case WarpOp::Int: pipe[0] += times * std::ceil(32.0 / t.int_lanes - 1e-9); break;
-        case WarpOp::Fp32: pipe[1] += times * std::ceil(32.0 / t.fp32_lanes - 1e-9); break;
-        case WarpOp::Fp64: pipe[2] += times * std::ceil(32.0 / t.fp64_lanes - 1e-9); break;
-        case WarpOp::Sfu: pipe[3] += times * std::ceil(32.0 / t.sfu_lanes - 1e-9); break;
+        case WarpOp::Int:
+        case WarpOp::Fp32:
+        case WarpOp::Fp64:
+        case WarpOp::Sfu: pipe[static_cast<int>(in.op)] += times * t.pipe_cycles(in.op); break;
         case WarpOp::Mma:
         case WarpOp::Wgmma:
           d.tensor += times * static_cast<double>(probe.tensor_cycles(in, probe.tensor_rate(p.formats.at(in.format))));

@@ -30,6 +30,27 @@ void SmCounts::add(const SmCounts& c, std::uint64_t times) {
   rf_writes += c.rf_writes * times;
 }
 
+int SmTiming::pipe_cycles(WarpOp op) const {
+  const auto per = [](double lanes) { return static_cast<int>(std::ceil(32.0 / lanes - 1e-9)); };
+  switch (op) {
+    case WarpOp::Int: return per(int_lanes);
+    case WarpOp::Fp32: return per(fp32_lanes);
+    case WarpOp::Fp64: return per(fp64_lanes);
+    case WarpOp::Sfu: return per(sfu_lanes);
+    default: return 1;
+  }
+}
+
+int SmTiming::pipe_latency(WarpOp op) const {
+  switch (op) {
+    case WarpOp::Int: return int_latency;
+    case WarpOp::Fp32: return fp32_latency;
+    case WarpOp::Fp64: return fp64_latency;
+    case WarpOp::Sfu: return sfu_latency;
+    default: return 0;
+  }
+}
+
 SmCore::SmCore(const SmTiming& t, int index) : t_(t), subs_(static_cast<std::size_t>(t.sub_cores)), index_(index) {
   if (t.l1_bytes > 0) l1_ = std::make_unique<SectoredCache>(t.l1_bytes, t.l1_ways, kLineBytes, kSectorBytes);
 }
@@ -67,27 +88,6 @@ int SmCore::wavefronts(const WarpInstruction& in, const std::vector<std::uint64_
   int most = 1;
   for (std::uint64_t w : words) most = std::max(most, ++per_bank[w % static_cast<std::uint64_t>(t_.shared_banks)]);
   return most;
-}
-
-int SmCore::pipe_cycles(WarpOp op) const {
-  const auto per = [](double lanes) { return static_cast<int>(std::ceil(32.0 / lanes - 1e-9)); };
-  switch (op) {
-    case WarpOp::Int: return per(t_.int_lanes);
-    case WarpOp::Fp32: return per(t_.fp32_lanes);
-    case WarpOp::Fp64: return per(t_.fp64_lanes);
-    case WarpOp::Sfu: return per(t_.sfu_lanes);
-    default: return 1;
-  }
-}
-
-int SmCore::fixed_latency(WarpOp op) const {
-  switch (op) {
-    case WarpOp::Int: return t_.int_latency;
-    case WarpOp::Fp32: return t_.fp32_latency;
-    case WarpOp::Fp64: return t_.fp64_latency;
-    case WarpOp::Sfu: return t_.sfu_latency;
-    default: return 1;
-  }
 }
 
 std::uint64_t SmCore::pipe_free(const SubCore& s, WarpOp op) const {
@@ -268,8 +268,8 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
     case WarpOp::Fp32:
     case WarpOp::Fp64:
     case WarpOp::Sfu:
-      pipe(s, in.op) = now + static_cast<std::uint64_t>(pipe_cycles(in.op));
-      done = now + static_cast<std::uint64_t>(fixed_latency(in.op));
+      pipe(s, in.op) = now + static_cast<std::uint64_t>(t_.pipe_cycles(in.op));
+      done = now + static_cast<std::uint64_t>(t_.pipe_latency(in.op));
       break;
     case WarpOp::Mma:
     case WarpOp::Wgmma: {

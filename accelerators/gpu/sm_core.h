@@ -52,6 +52,11 @@ struct SmTiming {
   // lookups it does a cycle (its data path moves four sectors a cycle). 0 bytes: no L1.
   std::uint64_t l1_bytes = 0;
   int l1_ways = 4, l1_latency = 33;
+
+  // Cycles a warp instruction holds its pipe (1 for ops without one), and the cycles from its
+  // issue to a dependent instruction's (0 for ops whose latency is not the pipe's).
+  int pipe_cycles(WarpOp op) const;
+  int pipe_latency(WarpOp op) const;
 };
 
 inline constexpr int kLineBytes = 128, kSectorBytes = 32;
@@ -106,7 +111,6 @@ class SmCore {
   // Simulates until the next CTA completes, or `until`; returns the cycle of that completion
   // (the CTA's handle in `finished`), or kNever when no CTA completes before `until`.
   std::uint64_t run(std::uint64_t until, int& finished);
-  bool empty() const { return live_ctas_ == 0; }
   const SmCounts& counts() const { return counts_; }
   // Calls `f` at every issue with the cycle, the sub-core, the warp's arrival number (0 for
   // the SM's first warp) and its instruction (tests, timelines); unset, it costs one branch.
@@ -167,8 +171,6 @@ class SmCore {
   std::uint64_t ready_at(const Warp& w, const SubCore& s) const;
   std::uint64_t& pipe(SubCore& s, WarpOp op);
   std::uint64_t pipe_free(const SubCore& s, WarpOp op) const;
-  int pipe_cycles(WarpOp op) const;
-  int fixed_latency(WarpOp op) const;
   void issue(int wi, SubCore& s, std::uint64_t now);
   // Picks the warp sub-core `s` issues at `now` (-1: none ready); `soonest` gets the earliest
   // later cycle one of its warps may.

@@ -75,9 +75,6 @@ struct WarpInstruction {
   std::uint8_t width = 4;
   std::uint32_t active_mask = 0xffffffffu;
 
-  bool variable_latency() const {
-    return op == WarpOp::Lds || op == WarpOp::Sts || op == WarpOp::Ldg || op == WarpOp::Stg || op == WarpOp::Wgmma;
-  }
   bool global() const { return op == WarpOp::Ldg || op == WarpOp::Stg; }
   // Lane `lane`'s first byte in loop iteration `iteration` of the kernel's warp `warp`.
   std::uint64_t address(int lane, const std::vector<std::uint64_t>& pool, std::uint64_t iteration = 0,
