@@ -74,48 +74,57 @@ void GpuL2::access(const GlobalAccess& a) {
     waiters_.push_back(Waiter{a.sm, a.id, missing, start, back});
   }
   // Sectors no earlier miss has asked for go to the DRAM now.
-  std::uint64_t& pending = pending_[a.line];
-  if (const std::uint64_t fresh = missing & ~pending) {
-    const std::uint64_t tag = next_tag_++;
+  auto slot = pending_of_.find(a.line);
+  if (slot == pending_of_.end()) {
+    const std::uint64_t id = pending_.acquire();
+    pending_[id].sectors = 0;
+    pending_[id].tags.clear();
+    slot = pending_of_.emplace(a.line, id).first;
+  }
+  Pending& pending = pending_[slot->second];
+  if (const std::uint64_t fresh = missing & ~pending.sectors) {
+    const std::uint64_t tag = fills_.acquire();
     Fill& f = fills_[tag];
     f.line = a.line;
     f.sectors = fresh;
     f.latest = 0;
-    pending |= fresh;
-    pending_tags_[a.line].push_back(tag);
+    f.waiters.clear();
+    pending.sectors |= fresh;
+    pending.tags.push_back(tag);
     f.parts = to_dram(start + static_cast<std::uint64_t>(c_.dram_latency), a.line, fresh, false, tag);
   }
-  for (const std::uint64_t tag : pending_tags_[a.line])
-    if (fills_.at(tag).sectors & missing) fills_.at(tag).waiters.push_back(w);
+  for (const std::uint64_t tag : pending.tags)
+    if (fills_[tag].sectors & missing) fills_[tag].waiters.push_back(w);
 }
 
 void GpuL2::dram_done(std::uint64_t tag, std::uint64_t cycle) {
   Fill& f = fills_.at(tag);
   f.latest = std::max(f.latest, cycle);
   if (--f.parts > 0) return;
-  const Fill done = std::move(f);
-  fills_.erase(tag);
   std::uint64_t victim = 0, dirty = 0;
-  cache_.fill(done.line, done.sectors, false, victim, dirty);
-  if (dirty) to_dram(done.latest, victim, dirty, true, 0);
-  auto& tags = pending_tags_[done.line];
-  tags.erase(std::find(tags.begin(), tags.end(), tag));
-  std::uint64_t& pending = pending_[done.line];
-  pending &= ~done.sectors;
-  if (pending == 0) {
-    pending_.erase(done.line);
-    pending_tags_.erase(done.line);
+  cache_.fill(f.line, f.sectors, false, victim, dirty);
+  if (dirty) to_dram(f.latest, victim, dirty, true, 0);
+  const auto slot = pending_of_.find(f.line);
+  Pending& pending = pending_[slot->second];
+  pending.tags.erase(std::find(pending.tags.begin(), pending.tags.end(), tag));
+  pending.sectors &= ~f.sectors;
+  if (pending.sectors == 0) {
+    pending_.release(slot->second);
+    pending_of_.erase(slot);
   }
-  const std::uint64_t at_slice = done.latest + static_cast<std::uint64_t>(c_.dram_latency);
-  for (const std::size_t i : done.waiters) {
+  const std::uint64_t at_slice = f.latest + static_cast<std::uint64_t>(c_.dram_latency);
+  for (const std::size_t i : f.waiters) {
     Waiter& w = waiters_[i];
-    w.needs &= ~done.sectors;
+    w.needs &= ~f.sectors;
     w.ready = std::max(w.ready, at_slice);
     if (w.needs == 0) {
       deliver_(w.sm, w.id, w.ready + w.back);
       free_waiters_.push_back(i);
     }
   }
+  // Released last: deliver_ may send the SM's next accesses, but not to this L2 (the GPU
+  // collects them for the next window), so `f` stays valid above.
+  fills_.release(tag);
 }
 
 }  // namespace strata

@@ -14,11 +14,12 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
+#include <unordered_map>
 #include <vector>
 
 #include "accelerators/gpu/sm_core.h"
 #include "models/cache/sectored_cache.h"
+#include "sim/slot_map.h"
 
 namespace strata {
 
@@ -80,12 +81,16 @@ class GpuL2 {
   DramRequest dram_;
   SectoredCache cache_;
   std::vector<std::uint64_t> slice_free_;
-  std::map<std::uint64_t, Fill> fills_;                 // by tag: DRAM reads in flight
-  std::map<std::uint64_t, std::uint64_t> pending_;      // line -> sectors asked of the DRAM
-  std::map<std::uint64_t, std::vector<std::uint64_t>> pending_tags_;  // line -> their tags
+  // A line with DRAM reads in flight: the sectors asked for and the reads' tags.
+  struct Pending {
+    std::uint64_t sectors;
+    std::vector<std::uint64_t> tags;
+  };
+  SlotMap<Fill> fills_;                                          // by tag: DRAM reads in flight
+  SlotMap<Pending> pending_;                                     // lines with reads in flight
+  std::unordered_map<std::uint64_t, std::uint64_t> pending_of_;  // line -> its slot in pending_
   std::vector<Waiter> waiters_;
   std::vector<std::size_t> free_waiters_;
-  std::uint64_t next_tag_ = 0;
   std::uint64_t hit_sectors_ = 0, miss_sectors_ = 0, write_sectors_ = 0, far_ = 0;
   std::uint64_t dram_read_bytes_ = 0, dram_write_bytes_ = 0;
 };

@@ -370,20 +370,29 @@ std::uint64_t SmCore::global_access(Warp& w, int wi, const WarpInstruction& in, 
   const std::uint64_t iteration = w.pc >= p.prologue.size() && !p.body.empty()
                                       ? std::min(p.iterations - 1, (w.pc - p.prologue.size()) / p.body.size())
                                       : 0;
-  // The lines and sectors the active lanes touch (ordered, so accesses leave in address order).
-  std::map<std::uint64_t, std::uint64_t> lines;
+  // The lines and sectors the active lanes touch, in address order so accesses leave that way.
+  // Neighbouring lanes mostly share a line, so the last line is tried first.
+  lines_.clear();
   std::uint64_t sectors = 0;
   for (int lane = 0; lane < 32; ++lane) {
     if (!(in.active_mask >> lane & 1u)) continue;
     const std::uint64_t first = in.address(lane, p.addresses, iteration, w.global_index);
     const std::uint64_t last = first + std::max<std::uint64_t>(1, in.width) - 1;
     for (std::uint64_t sector = first / kSectorBytes; sector <= last / kSectorBytes; ++sector) {
-      std::uint64_t& mask = lines[sector * kSectorBytes / kLineBytes * kLineBytes];
+      const std::uint64_t line = sector * kSectorBytes / kLineBytes * kLineBytes;
+      auto entry = lines_.rbegin();
+      while (entry != lines_.rend() && entry->first != line) ++entry;
+      if (entry == lines_.rend()) {
+        lines_.emplace_back(line, 0);
+        entry = lines_.rbegin();
+      }
       const std::uint64_t bit = std::uint64_t{1} << (sector % (kLineBytes / kSectorBytes));
-      sectors += (mask & bit) ? 0 : 1;
-      mask |= bit;
+      sectors += (entry->second & bit) ? 0 : 1;
+      entry->second |= bit;
     }
   }
+  std::sort(lines_.begin(), lines_.end());
+  const auto& lines = lines_;
   // The L1's data path: one line looked up and four sectors moved a cycle.
   shared_free_ = start + std::max<std::uint64_t>(lines.size(), (sectors + 3) / 4);
   if (fixed_) {  // no L1, no L2: the data comes back after a fixed latency
@@ -402,7 +411,7 @@ std::uint64_t SmCore::global_access(Warp& w, int wi, const WarpInstruction& in, 
     }
     return start + 1;
   }
-  const std::uint64_t load = next_load_;
+  const std::uint64_t load = loads_.acquire();
   int waiting = 0;
   for (const auto& [line, mask] : lines) {
     const std::uint64_t present = l1_ ? l1_->lookup(line, mask) : 0;
@@ -413,41 +422,46 @@ std::uint64_t SmCore::global_access(Warp& w, int wi, const WarpInstruction& in, 
     ++waiting;
     // A miss of the same sectors already out: wait for it rather than ask again.
     if (const auto m = missing_lines_.find(line);
-        m != missing_lines_.end() && (misses_.at(m->second).sectors & missing) == missing) {
-      misses_.at(m->second).waiters.emplace_back(load, missing);
+        m != missing_lines_.end() && (misses_[m->second].sectors & missing) == missing) {
+      misses_[m->second].waiters.emplace_back(load, missing);
       continue;
     }
-    const std::uint64_t id = next_access_++;
-    misses_[id] = Miss{line, missing, {{load, missing}}};
+    const std::uint64_t id = misses_.acquire();
+    Miss& miss = misses_[id];
+    miss.line = line;
+    miss.sectors = missing;
+    miss.waiters.clear();
+    miss.waiters.emplace_back(load, missing);
     missing_lines_[line] = id;
     out_(GlobalAccess{index_, id, start, line, missing, false});
   }
   const std::uint64_t hit_data = start + static_cast<std::uint64_t>(t_.l1_latency);
-  if (waiting == 0) return hit_data;
-  ++next_load_;
+  if (waiting == 0) {
+    loads_.release(load);
+    return hit_data;
+  }
   loads_[load] = Load{wi, &in, waiting, hit_data};
   ++ctas_[static_cast<std::size_t>(w.cta)].loads_out;
   return kNever;
 }
 
 void SmCore::complete(std::uint64_t id, std::uint64_t cycle) {
-  const auto it = misses_.find(id);
-  if (it == misses_.end()) throw std::logic_error("an SM was answered an access it did not make");
-  const Miss m = std::move(it->second);
-  misses_.erase(it);
+  const Miss& m = misses_.at(id);
   if (const auto l = missing_lines_.find(m.line); l != missing_lines_.end() && l->second == id) missing_lines_.erase(l);
   if (l1_) {
     std::uint64_t victim = 0, dirty = 0;
     l1_->fill(m.line, m.sectors, false, victim, dirty);
   }
+  // The slot is released last: nothing below acquires one, so `m` stays valid.
   for (const auto& [load, need] : m.waiters) {
-    Load& l = loads_.at(load);
+    Load& l = loads_[load];
     l.latest = std::max(l.latest, cycle);
     if (--l.waiting == 0) {
       load_done(l.warp, *l.in, l.latest);
-      loads_.erase(load);
+      loads_.release(load);
     }
   }
+  misses_.release(id);
 }
 
 void SmCore::load_done(int wi, const WarpInstruction& in, std::uint64_t cycle) {

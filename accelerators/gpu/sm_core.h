@@ -17,9 +17,11 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "models/cache/sectored_cache.h"
+#include "sim/slot_map.h"
 #include "workloads/gpu/warp_program.h"
 
 namespace strata {
@@ -218,10 +220,10 @@ class SmCore {
   std::unique_ptr<SectoredCache> l1_;
   std::function<void(const GlobalAccess&)> out_;
   std::function<std::uint64_t(const WarpInstruction&)> fixed_;
-  std::map<std::uint64_t, Load> loads_;                   // by load number
-  std::map<std::uint64_t, Miss> misses_;                  // by access id
-  std::map<std::uint64_t, std::uint64_t> missing_lines_;  // line -> access id of its miss in flight
-  std::uint64_t next_load_ = 0, next_access_ = 0;
+  SlotMap<Load> loads_;                                             // by load number
+  SlotMap<Miss> misses_;                                            // by access id
+  std::unordered_map<std::uint64_t, std::uint64_t> missing_lines_;  // line -> access id of its miss in flight
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> lines_;      // (line, sectors) of one access, reused
 };
 
 }  // namespace strata
