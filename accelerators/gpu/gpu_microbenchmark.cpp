@@ -258,8 +258,9 @@ class MicrobenchmarkDriver : public Component {
     const double cycles = static_cast<double>(r.cycles());
     const double ctas = static_cast<double>(bench_.kernel.ctas());
     const double sms = std::min(ctas, static_cast<double>(gpu_.sms()));
-    const double measured =
-        bench_.latency ? cycles / bench_.count / static_cast<double>(r.waves) : bench_.count * ctas / sms / cycles;
+    const double measured = bench_.latency       ? cycles / bench_.count / static_cast<double>(r.waves)
+                            : bench_.device_rate ? bench_.count / cycles * static_cast<double>(gpu_.clock().frequency_hz()) / 1e9
+                                                 : bench_.count * ctas / sms / cycles;
     measured_.set(measured);
     if (error_) error_->set((measured - reference_) / reference_);
     cycles_.set(cycles);
