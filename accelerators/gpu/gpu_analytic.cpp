@@ -18,14 +18,14 @@ struct WarpDemand {
   SmCounts counts;
 };
 
-// The cycles one warp alone takes for `p` run `iterations` times.
 // Where a global access's data comes from: the smallest level its footprint fits.
 enum class Level { L1, L2, Dram };
 Level level_of(const WarpInstruction& in, const MemoryEstimate& m) {
   if (in.footprint == 0 || in.footprint > m.l2_bytes) return Level::Dram;
-  return in.footprint <= m.l1_bytes ? Level::L1 : Level::L2;
+  return in.footprint <= m.l1_bytes && in.op != WarpOp::Tma ? Level::L1 : Level::L2;  // TMA skips the L1
 }
 
+// The cycles one warp alone takes for `p` run `iterations` times.
 std::uint64_t alone(const WarpProgram& p, std::uint64_t iterations, const SmTiming& timing, const MemoryEstimate& m,
                     SmCounts* counts = nullptr) {
   WarpProgram q = p;
@@ -71,11 +71,17 @@ WarpDemand demand(const WarpProgram& p, const SmTiming& t, const MemoryEstimate&
         case WarpOp::Lds:
         case WarpOp::Sts: d.shared += times * probe.wavefronts(in, p.addresses); break;
         case WarpOp::Ldg:
-        case WarpOp::Stg: {
-          // Whole sectors of the active lanes' bytes.
+        case WarpOp::Stg:
+        case WarpOp::CpAsync:
+        case WarpOp::Tma: {
+          // Whole sectors of the active lanes' bytes, or of a TMA box's rows.
           const double bytes =
-              std::ceil(__builtin_popcount(in.active_mask) * static_cast<double>(in.width) / kSectorBytes) *
-              kSectorBytes;
+              in.op == WarpOp::Tma
+                  ? in.box_rows * std::ceil(static_cast<double>(in.box_row_bytes) / kSectorBytes) * kSectorBytes
+                  : std::ceil(__builtin_popcount(in.active_mask) * static_cast<double>(in.width) / kSectorBytes) *
+                        kSectorBytes;
+          // Asynchronous copies write their data into shared memory, 128 B a wavefront.
+          if (in.op == WarpOp::CpAsync || in.op == WarpOp::Tma) d.shared += times * std::ceil(bytes / kLineBytes);
           const Level l = in.op == WarpOp::Stg ? Level::L2 : level_of(in, m);
           if (in.op == WarpOp::Stg) d.store_bytes += times * bytes;
           if (l != Level::L1) d.l2_bytes += times * bytes;

@@ -190,15 +190,99 @@ Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming
     b.device_rate = true;
     b.count = static_cast<double>((kind == "global_read" ? 1 : 2) * p.iterations * 4 * row);
     b.kernel.grid = {static_cast<std::uint32_t>(ctas), 1, 1};
+  } else if (kind == "tma_read" || kind == "cp_async_read") {
+    // One warp a CTA streams its share of the array into shared memory through `stages`
+    // buffers of `box` bytes: the k-th box of the grid's warp w is at (k W + w) box. The
+    // prologue fills every stage; each body step waits for a stage, reads it and refills it
+    // with the box `stages` further on; the epilogue drains. TMA: one bulk copy a stage,
+    // completing the stage's mbarrier (armed with the box's bytes by arrive.expect_tx).
+    // cp.async: 16 B a lane, one commit group a stage, waited for with wait_group(stages - 1).
+    const bool tma = kind == "tma_read";
+    const std::uint64_t ctas = c.ctas > 1 ? c.ctas : 8 * static_cast<std::uint64_t>(sms);
+    warps = 1;
+    const std::uint64_t box = c.box, stages = static_cast<std::uint64_t>(c.stages);
+    if (box % 512 != 0)
+      throw MicrobenchmarkError("box", fmt::format("{} B: a stage is whole 512 B warp copies (32 lanes x 16 B)", box));
+    const std::uint64_t sweep = stages * ctas * box;  // bytes one pass over the stages covers
+    if (c.footprint < 2 * sweep)
+      throw MicrobenchmarkError("footprint", fmt::format("{} B: {} stages of {} B over {} CTAs need at least {} B",
+                                                         c.footprint, stages, box, ctas, 2 * sweep));
+    p.iterations = c.footprint / sweep - 1;
+    const auto copy = [&](std::uint64_t s, bool refill) {  // stage s's copy: the first fill or a refill
+      std::vector<WarpInstruction> out;
+      const std::uint64_t base = ((refill ? stages : 0) + s) * ctas * box;
+      if (tma) {
+        WarpInstruction arrive = op(WarpOp::MbarArrive, kNoReg, {});
+        arrive.mbarrier = static_cast<std::uint8_t>(s);
+        arrive.tx_bytes = static_cast<std::uint32_t>(box);
+        WarpInstruction bulk = op(WarpOp::Tma, kNoReg, {});
+        bulk.mbarrier = static_cast<std::uint8_t>(s);
+        bulk.box_rows = static_cast<std::uint32_t>(box / kLineBytes);
+        bulk.box_row_bytes = kLineBytes;
+        bulk.box_pitch = kLineBytes;
+        bulk.base = base;
+        bulk.warp_stride = static_cast<std::int64_t>(box);
+        bulk.iteration_stride = refill ? static_cast<std::int64_t>(sweep) : 0;
+        bulk.footprint = c.footprint;
+        out = {arrive, bulk};
+      } else {
+        for (std::uint64_t j = 0; j < box / 512; ++j) {
+          WarpInstruction cp = op(WarpOp::CpAsync, kNoReg, {});
+          cp.width = 16;
+          cp.lane_stride = 16;
+          cp.base = base + j * 512;
+          cp.warp_stride = static_cast<std::int64_t>(box);
+          cp.iteration_stride = refill ? static_cast<std::int64_t>(sweep) : 0;
+          cp.footprint = c.footprint;
+          out.push_back(cp);
+        }
+        out.push_back(op(WarpOp::CpAsyncCommit, kNoReg, {}));
+      }
+      return out;
+    };
+    const auto wait = [&](std::uint64_t s) {  // wait for stage s, then read a word a lane of it
+      WarpInstruction in = op(tma ? WarpOp::MbarWait : WarpOp::CpAsyncWait, kNoReg, {});
+      in.mbarrier = static_cast<std::uint8_t>(s);
+      in.pending = static_cast<std::uint8_t>(stages - 1);
+      WarpInstruction read = op(WarpOp::Lds, static_cast<std::uint8_t>(s), {});
+      read.base = s * box;
+      return std::vector<WarpInstruction>{in, read};
+    };
+    const auto append = [](std::vector<WarpInstruction>& to, const std::vector<WarpInstruction>& part) {
+      to.insert(to.end(), part.begin(), part.end());
+    };
+    for (std::uint64_t s = 0; s < stages && tma; ++s) {
+      WarpInstruction init = op(WarpOp::MbarInit, kNoReg, {});
+      init.mbarrier = static_cast<std::uint8_t>(s);
+      init.arrivals = 1;
+      p.prologue.push_back(init);
+    }
+    for (std::uint64_t s = 0; s < stages; ++s) append(p.prologue, copy(s, false));
+    for (std::uint64_t s = 0; s < stages; ++s) {
+      append(p.body, wait(s));
+      append(p.body, copy(s, true));
+    }
+    for (std::uint64_t s = 0; s < stages; ++s) {
+      std::vector<WarpInstruction> drain = wait(s);
+      drain[0].pending = static_cast<std::uint8_t>(stages - 1 - s);
+      append(p.epilogue, drain);
+    }
+    b.unit = "GB/s";
+    b.latency = false;
+    b.device_rate = true;
+    b.count = static_cast<double>((p.iterations + 1) * sweep);
+    b.kernel.grid = {static_cast<std::uint32_t>(ctas), 1, 1};
+    b.kernel.shared_bytes = std::max(c.shared, stages * box);
   } else {
     throw MicrobenchmarkError("benchmark", fmt::format("'{}' is not known", kind));
   }
   if (t.dependences == SmTiming::Dependences::ControlBits) assign_control_bits(p, t);
   b.kernel.name = kind;
   b.kernel.block = {static_cast<std::uint32_t>(warps) * 32, 1, 1};
-  if (kind != "global_copy" && kind != "global_read") b.kernel.grid = {static_cast<std::uint32_t>(c.ctas), 1, 1};
+  const bool streams = kind == "global_copy" || kind == "global_read" || kind == "tma_read" || kind == "cp_async_read";
+  if (!streams) b.kernel.grid = {static_cast<std::uint32_t>(c.ctas), 1, 1};
   b.kernel.registers_per_thread = c.registers;
-  b.kernel.shared_bytes = c.shared;
+  b.kernel.shared_bytes = std::max(b.kernel.shared_bytes, c.shared);
   b.kernel.program = program;
   if (kind == "global_chase" && c.warm) {
     // The same chase once over the footprint, as a kernel before the timed one.
@@ -289,7 +373,7 @@ KindSpec GpuMicrobenchmarkWorkload::spec() {
   s.add(
       param::choice("benchmark",
                     {"ffma_chain", "issue_rate", "mma_chain", "mma_rate", "wgmma_chain", "wgmma_rate", "shared_chase",
-                     "shared_bandwidth", "global_chase", "global_copy", "global_read"},
+                     "shared_bandwidth", "global_chase", "global_copy", "global_read", "tma_read", "cp_async_read"},
                     "what to measure (see docs/gpu.md): *_chain a dependent latency in cycles, *_rate a throughput per "
                     "SM, shared_bandwidth bytes per cycle per SM"));
   s.add(param::choice("pipe", {"int", "fp32", "fp64", "sfu"}, "issue_rate: the pipe its instructions use").def("fp32"));
@@ -315,6 +399,13 @@ KindSpec GpuMicrobenchmarkWorkload::spec() {
             .range("1 B", "1 GiB"));
   s.add(param::boolean("warm", "global_chase: one pass over the footprint before the timed one (caches warm)")
             .def("true"));
+  s.add(param::integer("stages", "tma_read, cp_async_read: shared-memory buffers a warp keeps in flight")
+            .def("4")
+            .range("1", "16"));
+  s.add(param::quantity("box", UnitFamily::Size,
+                        "tma_read, cp_async_read: bytes of one stage (a TMA box; 512 B a cp.async)")
+            .def("4 KiB")
+            .range("512 B", "64 KiB"));
   s.add(param::integer("ctas", "CTAs in the grid (one SM runs one CTA by default)").def("1").range("1", "4294967295"));
   s.add(param::integer("registers", "registers per thread (occupancy)").def("32").range("1", "1024"));
   s.add(param::quantity("shared", UnitFamily::Size, "shared memory per CTA (occupancy)").def("0 B").range("0 B", "16 MiB"));
@@ -340,6 +431,8 @@ GpuMicrobenchmarkWorkload::GpuMicrobenchmarkWorkload(const ValidatedNode& cfg, S
   config_.footprint = static_cast<std::uint64_t>(p.quantity("footprint"));
   config_.stride = static_cast<std::uint64_t>(p.quantity("stride"));
   config_.warm = p.flag("warm");
+  config_.stages = static_cast<int>(p.integer("stages"));
+  config_.box = static_cast<std::uint64_t>(p.quantity("box"));
   config_.registers = static_cast<std::uint32_t>(p.integer("registers"));
   config_.shared = static_cast<std::uint64_t>(p.quantity("shared"));
 }

@@ -13,6 +13,10 @@
 //   global_copy       a STREAM copy of a `footprint` array over    GB/s, the whole GPU
 //                     every SM
 //   global_read       a sum over a `footprint` array (loads only)  GB/s, the whole GPU
+//   tma_read          a `footprint` array streamed into shared      GB/s, the whole GPU
+//                     memory by TMA boxes through `stages` mbarrier-
+//                     guarded buffers
+//   cp_async_read     the same with cp.async commit groups          GB/s, the whole GPU
 // By default one CTA runs on one SM. With `ctas` (and the CTA's `registers` and `shared`
 // memory) the grid spreads over the SMs under the occupancy rules: a rate then counts every
 // CTA's work per SM in use, a latency is per wave. summary.json gets `measured`, `unit`, and
@@ -44,6 +48,8 @@ struct MicrobenchmarkConfig {
   std::uint64_t footprint = 16 << 10;  // global benchmarks: bytes the chase or the copy covers
   std::uint64_t stride = 128;          // global_chase: bytes between consecutive loads
   bool warm = true;                    // global_chase: a pass over the footprint first
+  int stages = 4;                      // tma_read, cp_async_read: buffers in flight per warp
+  std::uint64_t box = 4 << 10;         // tma_read, cp_async_read: bytes a stage
   std::uint64_t ctas = 1;       // the grid
   std::uint32_t registers = 32;  // per thread
   std::uint64_t shared = 0;     // bytes per CTA

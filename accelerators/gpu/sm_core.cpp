@@ -126,7 +126,7 @@ int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64
     ctas_.emplace_back();
   }
   const int warps = static_cast<int>(programs.size());
-  ctas_[static_cast<std::size_t>(id)] = Cta{warps, 0, 0, at, true};
+  ctas_[static_cast<std::size_t>(id)] = Cta{warps, 0, 0, at, true, {}};
   ++live_ctas_;
   ++counts_.ctas;
   for (std::size_t i = 0; i < programs.size(); ++i) {
@@ -160,6 +160,7 @@ int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64
     w.next_issue = at;
     w.global_index = first_warp + i;
     w.reg_ready.assign(max_reg, 0);
+    w.cp_groups.assign(1, AsyncGroup{});
     w.active = true;
     subs_[static_cast<std::size_t>(next_sub_)].warps.push_back(wi);
     subs_[static_cast<std::size_t>(next_sub_)].earliest = 0;
@@ -185,6 +186,18 @@ std::uint64_t SmCore::ready_at(const Warp& w, const SubCore& s) const {
     }
     if (in.op == WarpOp::WgmmaWait && w.wgmma.size() > in.pending)
       t = std::max(t, w.wgmma[w.wgmma.size() - in.pending - 1]);
+    if (in.op == WarpOp::CpAsyncWait) {
+      // The committed groups beyond `pending` must all be in.
+      const std::size_t committed = w.cp_groups.size() - 1;
+      for (std::size_t g = 0; g + in.pending < committed; ++g)
+        t = std::max(t, w.cp_groups[g].out > 0 ? kNever : w.cp_groups[g].done);
+    }
+    if (in.op == WarpOp::MbarWait) {
+      const Cta& c = ctas_[static_cast<std::size_t>(w.cta)];
+      const std::uint32_t phase = in.mbarrier < w.mbar_waits.size() ? w.mbar_waits[in.mbarrier] : 0;
+      const bool done = in.mbarrier < c.mbarriers.size() && phase < c.mbarriers[in.mbarrier].completed.size();
+      t = std::max(t, done ? c.mbarriers[in.mbarrier].completed[phase] : kNever);
+    }
     w.own_ready = t;
     w.next_op = in.op;
     w.own_valid = true;
@@ -311,6 +324,30 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
     }
     case WarpOp::Ldg:
     case WarpOp::Stg: done = global_access(w, wi, in, std::max(now, shared_free_)); break;
+    case WarpOp::CpAsync:
+    case WarpOp::Tma: {
+      // No register waits for the data: its group or mbarrier does.
+      const std::uint64_t at =
+          global_access(w, wi, in, in.op == WarpOp::Tma ? std::max(now, tma_free_) : std::max(now, shared_free_));
+      if (at != kNever) async_done(w, in, at, w.cp_first + w.cp_groups.size() - 1);
+      else if (in.op == WarpOp::CpAsync) ++w.cp_groups.back().out;
+      break;
+    }
+    case WarpOp::CpAsyncCommit: w.cp_groups.emplace_back(); break;
+    case WarpOp::CpAsyncWait:
+      while (w.cp_groups.size() - 1 > in.pending) {  // ready_at saw them all in
+        w.cp_groups.pop_front();
+        ++w.cp_first;
+      }
+      break;
+    case WarpOp::MbarInit: mbarrier(w.cta, in.mbarrier).arrivals = std::max<std::uint32_t>(1, in.arrivals); break;
+    case WarpOp::MbarArrive:
+      mbarrier_update(w.cta, in.mbarrier, 1, -static_cast<std::int64_t>(in.tx_bytes), now + 1);
+      break;
+    case WarpOp::MbarWait:
+      if (w.mbar_waits.size() <= in.mbarrier) w.mbar_waits.resize(in.mbarrier + 1u, 0);
+      ++w.mbar_waits[in.mbarrier];
+      break;
     case WarpOp::Nop: break;
   }
   // A load whose data is outside the SM (done = kNever) holds its registers, or its counter,
@@ -374,10 +411,15 @@ std::uint64_t SmCore::global_access(Warp& w, int wi, const WarpInstruction& in, 
   // Neighbouring lanes mostly share a line, so the last line is tried first.
   lines_.clear();
   std::uint64_t sectors = 0;
-  for (int lane = 0; lane < 32; ++lane) {
-    if (!(in.active_mask >> lane & 1u)) continue;
-    const std::uint64_t first = in.address(lane, p.addresses, iteration, w.global_index);
-    const std::uint64_t last = first + std::max<std::uint64_t>(1, in.width) - 1;
+  // A TMA box's rows, or the active lanes' bytes.
+  const bool box = in.op == WarpOp::Tma;
+  const int spans = box ? static_cast<int>(in.box_rows) : 32;
+  const std::uint64_t corner = box ? in.address(0, p.addresses, iteration, w.global_index) : 0;
+  for (int lane = 0; lane < spans; ++lane) {
+    if (!box && !(in.active_mask >> lane & 1u)) continue;
+    const std::uint64_t first = box ? corner + static_cast<std::uint64_t>(in.box_pitch * lane)
+                                    : in.address(lane, p.addresses, iteration, w.global_index);
+    const std::uint64_t last = first + std::max<std::uint64_t>(1, box ? in.box_row_bytes : in.width) - 1;
     for (std::uint64_t sector = first / kSectorBytes; sector <= last / kSectorBytes; ++sector) {
       const std::uint64_t line = sector * kSectorBytes / kLineBytes * kLineBytes;
       auto entry = lines_.rbegin();
@@ -393,8 +435,17 @@ std::uint64_t SmCore::global_access(Warp& w, int wi, const WarpInstruction& in, 
   }
   std::sort(lines_.begin(), lines_.end());
   const auto& lines = lines_;
-  // The L1's data path: one line looked up and four sectors moved a cycle.
-  shared_free_ = start + std::max<std::uint64_t>(lines.size(), (sectors + 3) / 4);
+  if (box) {
+    // The TMA unit sends the box's lines to the L2 one a cycle, past the L1.
+    tma_free_ = start + lines.size();
+  } else {
+    // The L1's data path: one line looked up and four sectors moved a cycle.
+    shared_free_ = start + std::max<std::uint64_t>(lines.size(), (sectors + 3) / 4);
+  }
+  if (in.op == WarpOp::CpAsync || box) {  // the data is written into shared memory, 128 B a wavefront
+    counts_.shared_wavefronts += (sectors + 3) / 4;
+    counts_.shared_bytes += sectors * kSectorBytes;
+  }
   if (fixed_) {  // no L1, no L2: the data comes back after a fixed latency
     if (in.op == WarpOp::Stg) {
       counts_.store_sectors += sectors;
@@ -413,16 +464,17 @@ std::uint64_t SmCore::global_access(Warp& w, int wi, const WarpInstruction& in, 
   }
   const std::uint64_t load = loads_.acquire();
   int waiting = 0;
+  std::uint64_t leaves = start;
   for (const auto& [line, mask] : lines) {
-    const std::uint64_t present = l1_ ? l1_->lookup(line, mask) : 0;
+    const std::uint64_t present = l1_ && !box ? l1_->lookup(line, mask) : 0;
     const std::uint64_t missing = mask & ~present;
     counts_.l1_hit_sectors += static_cast<std::uint64_t>(__builtin_popcountll(present));
-    counts_.l1_miss_sectors += static_cast<std::uint64_t>(__builtin_popcountll(missing));
+    if (!box) counts_.l1_miss_sectors += static_cast<std::uint64_t>(__builtin_popcountll(missing));
     if (!missing) continue;
     ++waiting;
     // A miss of the same sectors already out: wait for it rather than ask again.
     if (const auto m = missing_lines_.find(line);
-        m != missing_lines_.end() && (misses_[m->second].sectors & missing) == missing) {
+        !box && m != missing_lines_.end() && (misses_[m->second].sectors & missing) == missing) {
       misses_[m->second].waiters.emplace_back(load, missing);
       continue;
     }
@@ -430,17 +482,18 @@ std::uint64_t SmCore::global_access(Warp& w, int wi, const WarpInstruction& in, 
     Miss& miss = misses_[id];
     miss.line = line;
     miss.sectors = missing;
+    miss.l1_fill = !box;
     miss.waiters.clear();
     miss.waiters.emplace_back(load, missing);
-    missing_lines_[line] = id;
-    out_(GlobalAccess{index_, id, start, line, missing, false});
+    if (!box) missing_lines_[line] = id;
+    out_(GlobalAccess{index_, id, box ? leaves++ : start, line, missing, false});
   }
   const std::uint64_t hit_data = start + static_cast<std::uint64_t>(t_.l1_latency);
   if (waiting == 0) {
     loads_.release(load);
-    return hit_data;
+    return box ? start + 1 : hit_data;
   }
-  loads_[load] = Load{wi, &in, waiting, hit_data};
+  loads_[load] = Load{wi, &in, waiting, hit_data, w.cp_first + w.cp_groups.size() - 1};
   ++ctas_[static_cast<std::size_t>(w.cta)].loads_out;
   return kNever;
 }
@@ -448,7 +501,7 @@ std::uint64_t SmCore::global_access(Warp& w, int wi, const WarpInstruction& in, 
 void SmCore::complete(std::uint64_t id, std::uint64_t cycle) {
   const Miss& m = misses_.at(id);
   if (const auto l = missing_lines_.find(m.line); l != missing_lines_.end() && l->second == id) missing_lines_.erase(l);
-  if (l1_) {
+  if (l1_ && m.l1_fill) {
     std::uint64_t victim = 0, dirty = 0;
     l1_->fill(m.line, m.sectors, false, victim, dirty);
   }
@@ -457,16 +510,19 @@ void SmCore::complete(std::uint64_t id, std::uint64_t cycle) {
     Load& l = loads_[load];
     l.latest = std::max(l.latest, cycle);
     if (--l.waiting == 0) {
-      load_done(l.warp, *l.in, l.latest);
+      load_done(l.warp, *l.in, l.latest, l.tag);
       loads_.release(load);
     }
   }
   misses_.release(id);
 }
 
-void SmCore::load_done(int wi, const WarpInstruction& in, std::uint64_t cycle) {
+void SmCore::load_done(int wi, const WarpInstruction& in, std::uint64_t cycle, std::uint64_t tag) {
   Warp& w = warps_[static_cast<std::size_t>(wi)];
-  if (t_.dependences == SmTiming::Dependences::Scoreboard) {
+  if (in.op == WarpOp::CpAsync || in.op == WarpOp::Tma) {
+    async_done(w, in, cycle, tag);
+    if (in.op == WarpOp::CpAsync) --w.cp_groups[tag - w.cp_first].out;
+  } else if (t_.dependences == SmTiming::Dependences::Scoreboard) {
     for (std::uint8_t r : in.dst)
       if (r != kNoReg) w.reg_ready[r] = std::max(w.reg_ready[r] == kNever ? 0 : w.reg_ready[r], cycle);
   } else if (in.write_barrier >= 0) {
@@ -480,6 +536,38 @@ void SmCore::load_done(int wi, const WarpInstruction& in, std::uint64_t cycle) {
   c.done_at = std::max(c.done_at, cycle);
   --c.loads_out;
   check_cta(w.cta);
+}
+
+void SmCore::async_done(Warp& w, const WarpInstruction& in, std::uint64_t cycle, std::uint64_t tag) {
+  if (in.op == WarpOp::Tma) {
+    mbarrier_update(w.cta, in.mbarrier, 0, static_cast<std::int64_t>(in.box_bytes()), cycle);
+    return;
+  }
+  AsyncGroup& g = w.cp_groups[tag - w.cp_first];
+  g.done = std::max(g.done, cycle);
+  w.done_at = std::max(w.done_at, cycle);
+  w.own_valid = false;
+}
+
+SmCore::Mbarrier& SmCore::mbarrier(int cta, int index) {
+  auto& all = ctas_[static_cast<std::size_t>(cta)].mbarriers;
+  if (all.size() <= static_cast<std::size_t>(index)) all.resize(static_cast<std::size_t>(index) + 1);
+  return all[static_cast<std::size_t>(index)];
+}
+
+void SmCore::mbarrier_update(int cta, int index, std::uint32_t arrivals, std::int64_t landed, std::uint64_t cycle) {
+  Mbarrier& m = mbarrier(cta, index);
+  m.arrived += arrivals;
+  m.tx -= landed;
+  m.latest = std::max(m.latest, cycle);
+  if (m.arrived < m.arrivals || m.tx != 0) return;
+  // The phase completes: the warps waiting on it may go on from its last contribution.
+  m.completed.push_back(m.latest);
+  m.arrived -= m.arrivals;
+  m.latest = 0;
+  for (SubCore& s : subs_) s.earliest = std::min(s.earliest, m.completed.back());
+  for (Warp& o : warps_)
+    if (o.active && o.cta == cta) o.own_valid = false;
 }
 
 std::uint64_t SmCore::run(std::uint64_t until, int& finished) {
@@ -530,7 +618,10 @@ std::uint64_t SmCore::run(std::uint64_t until, int& finished) {
     if (next == kNever) {
       // Every warp waits for data from outside the SM: complete() comes before `until`'s
       // window is simulated.
-      if (loads_.empty()) throw std::logic_error("an SM with resident warps has nothing left to wait for");
+      if (loads_.empty())
+        throw std::logic_error(
+            "every resident warp of an SM waits for something nothing will bring (a barrier, an mbarrier phase or a "
+            "cp.async group that cannot complete): the kernel deadlocks");
       now_ = until;
       continue;
     }

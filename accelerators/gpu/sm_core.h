@@ -130,6 +130,21 @@ class SmCore {
   double tensor_rate(const std::string& format) const;
 
  private:
+  // cp.asyncs of one commit group: how many are still outside the SM, and when the data of
+  // those back (or hitting in the L1) is in shared memory.
+  struct AsyncGroup {
+    int out = 0;
+    std::uint64_t done = 0;
+  };
+  // A CTA's mbarrier: a phase completes once it has had `arrivals` arrivals and the
+  // transaction bytes expected of it (expect_tx) have all landed; `tx` is those still missing
+  // (negative while data lands before its expect_tx).
+  struct Mbarrier {
+    std::uint32_t arrivals = 1, arrived = 0;
+    std::int64_t tx = 0;
+    std::uint64_t latest = 0;              // the phase's last arrival or landing so far
+    std::vector<std::uint64_t> completed;  // the cycle each phase completed
+  };
   struct Warp {
     const WarpProgram* program = nullptr;
     std::uint64_t pc = 0, end = 0;
@@ -142,6 +157,11 @@ class SmCore {
     int barrier_pending[6] = {};          // loads on each counter whose data has not come back
     std::uint64_t global_index = 0;       // its number in the kernel (global addresses move with it)
     std::deque<std::uint64_t> wgmma;  // completion cycles of its wgmmas in flight
+    // Its cp.async groups, oldest first; the last is the open one (not yet committed). The
+    // front's number is cp_first (a copy names its group by number).
+    std::deque<AsyncGroup> cp_groups;
+    std::uint64_t cp_first = 0;
+    std::vector<std::uint32_t> mbar_waits;       // phases of each of the CTA's mbarriers it has waited for
     const std::vector<double>* rates = nullptr;  // tensor MACs per cycle by the program's format index
     bool yielded = false;             // its last instruction set the yield bit (CGGTY)
     bool at_barrier = false;          // waiting at bar.sync for the rest of its CTA
@@ -164,9 +184,10 @@ class SmCore {
   struct Cta {
     int warps_left = 0;
     int at_barrier = 0;  // warps waiting at bar.sync
-    int loads_out = 0;   // global loads of its warps not yet back
+    int loads_out = 0;   // global loads, cp.asyncs and TMA copies of its warps not yet back
     std::uint64_t done_at = 0;
     bool live = false;
+    std::vector<Mbarrier> mbarriers;
   };
 
   // When warp `w`'s next instruction may issue (kNever: the warp has finished).
@@ -181,18 +202,27 @@ class SmCore {
   void release_barrier(int cta, std::uint64_t now);  // the CTA's waiting warps go on after `now`
   // A global load or store: L1 lookups, misses and stores out through out_. Returns when the
   // load's data is all in, or kNever while some is outside the SM.
+  // cp.async and TMA copies go the same way; a TMA box bypasses the L1.
   std::uint64_t global_access(Warp& w, int wi, const WarpInstruction& in, std::uint64_t start);
-  void load_done(int wi, const WarpInstruction& in, std::uint64_t cycle);
+  // A load's (cp.async's, TMA copy's) data is all in at `cycle`; `tag` is its cp.async group.
+  void load_done(int wi, const WarpInstruction& in, std::uint64_t cycle, std::uint64_t tag);
+  // A cp.async's or TMA copy's data is in shared memory at `cycle`.
+  void async_done(Warp& w, const WarpInstruction& in, std::uint64_t cycle, std::uint64_t tag);
+  // A CTA's mbarrier gets arrivals and transaction bytes at `cycle`; completes its phase when due.
+  void mbarrier_update(int cta, int index, std::uint32_t arrivals, std::int64_t landed, std::uint64_t cycle);
+  Mbarrier& mbarrier(int cta, int index);
   // A load whose data is outside the SM: its warp, the instruction, the accesses still out.
   struct Load {
     int warp;
     const WarpInstruction* in;
     int waiting;
     std::uint64_t latest;
+    std::uint64_t tag;  // a cp.async's group
   };
   // A line's sectors asked of the L2 and the loads waiting on them.
   struct Miss {
     std::uint64_t line, sectors;
+    bool l1_fill;                                                  // a TMA copy's lines do not allocate in the L1
     std::vector<std::pair<std::uint64_t, std::uint64_t>> waiters;  // (load, sectors it needs)
   };
   void check_cta(int cta);
@@ -208,6 +238,7 @@ class SmCore {
   std::uint64_t age_ = 0;
   std::uint64_t now_ = 0;
   std::uint64_t shared_free_ = 0;
+  std::uint64_t tma_free_ = 0;  // the SM's TMA unit: one line a cycle
   std::uint64_t resident_since_ = 0;
   // CTAs whose last warp retired, by completion cycle (a warp retires when it issues its last
   // instruction; its CTA completes when every result is in).

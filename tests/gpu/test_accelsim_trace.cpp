@@ -140,7 +140,7 @@ TEST(AccelSimTrace, ReadsTheThreeAddressFormats) {
   ASSERT_EQ(w.instructions(), 13u);
   using O = WarpOp;
   EXPECT_EQ(ops(w), (std::vector<WarpOp>{O::Ldg, O::Ldg, O::Ldg, O::Stg, O::Stg, O::Ldg, O::Ldg, O::Stg, O::Lds, O::Ldg,
-                                         O::Ldg, O::Ldg, O::Nop}));
+                                         O::CpAsync, O::Ldg, O::Nop}));
   const std::uint64_t g = 0x7f2000000000;
   const auto& in = w.prologue;
   // Format 1, base and stride.
@@ -250,7 +250,9 @@ TEST(AccelSimTrace, ClassifiesOpcodes) {
       {"STS.64", O::Sts},
       {"LDG.E.64.SYS", O::Ldg},
       {"LDL", O::Ldg},
-      {"LDGSTS.E.BYPASS.LTC128B.128", O::Ldg},
+      {"LDGSTS.E.BYPASS.LTC128B.128", O::CpAsync},
+      {"LDGDEPBAR", O::CpAsyncCommit},
+      {"DEPBAR.LE", O::CpAsyncWait},
       {"ATOMG.E.ADD.STRONG.GPU", O::Ldg},
       {"STG.E.128", O::Stg},
       {"STL.64", O::Stg},

@@ -86,7 +86,12 @@ WarpOp base_class(std::string_view base) {
     t["MUFU"] = WarpOp::Sfu;
     for (const char* n : {"LDS", "LDSM", "ATOMS"}) t[n] = WarpOp::Lds;
     t["STS"] = WarpOp::Sts;
-    for (const char* n : {"LDG", "LDL", "LD", "LDGSTS", "ATOM", "ATOMG"}) t[n] = WarpOp::Ldg;
+    for (const char* n : {"LDG", "LDL", "LD", "ATOM", "ATOMG"}) t[n] = WarpOp::Ldg;
+    // cp.async: the copy (its addresses are the global ones), the group's commit, and the
+    // wait (DEPBAR.LE SB0, n; a DEPBAR in a warp without groups waits for nothing).
+    t["LDGSTS"] = WarpOp::CpAsync;
+    t["LDGDEPBAR"] = WarpOp::CpAsyncCommit;
+    t["DEPBAR"] = WarpOp::CpAsyncWait;
     for (const char* n : {"STG", "STL", "ST", "RED"}) t[n] = WarpOp::Stg;
     return t;
   }();
@@ -566,7 +571,8 @@ void KernelReader::instruction(const std::vector<Token>& tokens) {
   const Token& width_token = next(fs, "memory width");
   const std::uint64_t width = number(width_token, "a memory width in bytes");
   if (width > 255) fail(width_token, fmt::format("memory width {} B: at most 255", width));
-  const bool memory = in.op == WarpOp::Lds || in.op == WarpOp::Sts || in.op == WarpOp::Ldg || in.op == WarpOp::Stg;
+  const bool memory = in.op == WarpOp::Lds || in.op == WarpOp::Sts || in.op == WarpOp::Ldg || in.op == WarpOp::Stg ||
+                      in.op == WarpOp::CpAsync;
   if (memory && width == 0)
     fail(width_token, fmt::format("{} accesses memory: its memory width must be above 0", opcode.text));
   if (width > 0) {
@@ -575,7 +581,8 @@ void KernelReader::instruction(const std::vector<Token>& tokens) {
     if (memory) memory_access(in, opcode.text, static_cast<std::uint8_t>(width), addr);
   }
   // Tracers since late 2023 end the line with the instruction's immediate (wgmma.wait_group's
-  // count for WARPGROUP.DEPBAR); older ones do not.
+  // count for WARPGROUP.DEPBAR, cp.async.wait_group's for DEPBAR); older ones do not, and their
+  // DEPBAR waits for every group.
   std::int64_t immediate = 0;
   if (fs.at < tokens.size()) {
     const Token& t = tokens[fs.at++];
@@ -584,7 +591,8 @@ void KernelReader::instruction(const std::vector<Token>& tokens) {
   }
   if (fs.at < tokens.size())
     fail(tokens[fs.at], fmt::format("unexpected field \"{}\" after the instruction", tokens[fs.at].text));
-  if (in.op == WarpOp::WgmmaWait) in.pending = static_cast<std::uint8_t>(std::clamp<std::int64_t>(immediate, 0, 255));
+  if (in.op == WarpOp::WgmmaWait || in.op == WarpOp::CpAsyncWait)
+    in.pending = static_cast<std::uint8_t>(std::clamp<std::int64_t>(immediate, 0, 255));
 
   if (!format.empty()) {
     auto& formats = warp_->formats;

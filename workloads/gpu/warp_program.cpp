@@ -17,6 +17,13 @@ const char* warp_op_name(WarpOp op) {
     case WarpOp::Stg: return "stg";
     case WarpOp::Bar: return "bar";
     case WarpOp::Nop: return "nop";
+    case WarpOp::CpAsync: return "cp_async";
+    case WarpOp::CpAsyncCommit: return "cp_async_commit";
+    case WarpOp::CpAsyncWait: return "cp_async_wait";
+    case WarpOp::Tma: return "tma";
+    case WarpOp::MbarInit: return "mbarrier_init";
+    case WarpOp::MbarArrive: return "mbarrier_arrive";
+    case WarpOp::MbarWait: return "mbarrier_wait";
   }
   return "?";
 }

@@ -30,8 +30,18 @@ enum class WarpOp : std::uint8_t {
   Stg,        // global-memory store
   Bar,        // CTA barrier (bar.sync): waits for every warp of the CTA
   Nop,        // anything else that takes an issue slot (branches, EXIT, S2R, ...)
+  // Asynchronous copies into shared memory (Ampere onwards), with no register destination:
+  CpAsync,        // cp.async / LDGSTS: each lane copies `width` bytes from global to shared memory
+  CpAsyncCommit,  // cp.async.commit_group / LDGDEPBAR: closes the warp's open group of cp.asyncs
+  CpAsyncWait,    // cp.async.wait_group / DEPBAR: waits until at most `pending` committed groups are out
+  Tma,            // cp.async.bulk.tensor / UTMALDG (Hopper): a box of global memory into shared
+                  // memory, completing `mbarrier`'s transaction bytes
+  MbarInit,       // mbarrier.init: `mbarrier` of the CTA completes a phase after `arrivals` arrivals
+  MbarArrive,     // mbarrier.arrive(.expect_tx): one arrival, and `tx_bytes` more bytes to wait for
+  MbarWait,       // mbarrier.try_wait.parity loop: waits for the next phase of `mbarrier` this warp
+                  // has not waited for yet
 };
-inline constexpr int kWarpOps = 13;
+inline constexpr int kWarpOps = 20;
 const char* warp_op_name(WarpOp op);
 
 inline constexpr std::uint8_t kNoReg = 0xff;
@@ -75,7 +85,18 @@ struct WarpInstruction {
   std::uint8_t width = 4;
   std::uint32_t active_mask = 0xffffffffu;
 
-  bool global() const { return op == WarpOp::Ldg || op == WarpOp::Stg; }
+  // Tma: a box of `box_rows` rows of `box_row_bytes` bytes, `box_pitch` bytes apart in global
+  // memory, starting where lane 0's address would (base, moved by iteration and warp).
+  std::uint32_t box_rows = 0, box_row_bytes = 0;
+  std::int64_t box_pitch = 0;
+  // Tma, MbarInit, MbarArrive, MbarWait: which of the CTA's mbarriers (0..15).
+  std::uint8_t mbarrier = 0;
+  // MbarInit: arrivals (warp instructions) a phase takes. MbarArrive: transaction bytes the
+  // phase now also waits for (expect_tx; 0 for a plain arrive).
+  std::uint32_t arrivals = 1, tx_bytes = 0;
+
+  bool global() const { return op == WarpOp::Ldg || op == WarpOp::Stg || op == WarpOp::CpAsync || op == WarpOp::Tma; }
+  std::uint64_t box_bytes() const { return std::uint64_t{box_rows} * box_row_bytes; }
   // Lane `lane`'s first byte in loop iteration `iteration` of the kernel's warp `warp`.
   std::uint64_t address(int lane, const std::vector<std::uint64_t>& pool, std::uint64_t iteration = 0,
                         std::uint64_t warp = 0) const {
