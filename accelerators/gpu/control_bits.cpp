@@ -31,7 +31,14 @@ void assign_control_bits(WarpProgram& p, const SmTiming& t) {
     in->stall = 1;
     in->wait_mask = 0;
     in->write_barrier = -1;
+    in->reuse = 0;
   }
+  // .reuse: a source the next instruction reads again in the same operand slot stays in the
+  // register-file cache (the slots it has: the first three).
+  for (std::size_t c = 0; c + 1 < seq.size(); ++c)
+    for (std::size_t slot = 0; slot < 3; ++slot)
+      if (seq[c]->src[slot] != kNoReg && seq[c + 1]->src[slot] == seq[c]->src[slot])
+        seq[c]->reuse = static_cast<std::uint8_t>(seq[c]->reuse | (1u << slot));
   // Variable-latency producers take the counters in turn; a wgmma's accumulators are
   // synchronised by wgmma.wait_group instead.
   int next_barrier = 0;

@@ -86,6 +86,16 @@ const KindSpec& sm_spec() {
                          "wavefronts the shared-memory unit queues; a shared access issues only while fewer are waiting")
               .def("16")
               .range("1", "4096"));
+    s.add(param::integer(
+              "register_banks",
+              "register-file banks per sub-core, each reading one warp-wide operand a cycle (register r in bank "
+              "r mod banks); sources sharing a bank hold the issue a cycle each. 0: bank conflicts not modelled")
+              .def("0")
+              .range("0", "32"));
+    s.add(param::boolean("register_cache",
+                         "a register-file cache per operand slot and bank: sources marked .reuse are read from it "
+                         "without a bank cycle by the next instruction (needs register_banks)")
+              .def("false"));
     return s;
   }();
   return spec;
@@ -186,6 +196,8 @@ SmTiming read_timing(const Params& sm, const Params& tc) {
   t.bank_bytes = static_cast<int>(sm.quantity("bank_width"));
   t.shared_latency = static_cast<int>(sm.integer("shared_latency"));
   t.shared_queue = static_cast<int>(sm.integer("shared_queue"));
+  t.register_banks = static_cast<int>(sm.integer("register_banks"));
+  t.register_cache = sm.flag("register_cache");
   t.l1_ways = static_cast<int>(sm.integer("l1_ways"));
   t.l1_latency = static_cast<int>(sm.integer("l1_latency"));
   const double l1 = sm.quantity("l1_shared") - sm.quantity("shared_memory");

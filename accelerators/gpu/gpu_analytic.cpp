@@ -47,12 +47,16 @@ std::uint64_t alone(const WarpProgram& p, std::uint64_t iterations, const SmTimi
 WarpDemand demand(const WarpProgram& p, const SmTiming& t, const MemoryEstimate& m) {
   WarpDemand d;
   if (p.instructions() == 0) return d;
-  // The chain: its fixed part from one iteration, its slope from a second.
-  SmCounts one;
-  const std::uint64_t t1 = alone(p, std::min<std::uint64_t>(1, p.iterations), t, m, &one);
+  // The chain: its fixed part from `k` iterations, its slope from one more. With three or more
+  // iterations k is 2, so the slope is a warm iteration's (the first fills the register-file
+  // cache).
+  const std::uint64_t k = p.iterations >= 3 ? 2 : std::min<std::uint64_t>(1, p.iterations);
+  SmCounts one, two;
+  const std::uint64_t tk = alone(p, k, t, m, &one);
   double slope = 0;
-  if (p.iterations > 1 && !p.body.empty()) slope = static_cast<double>(alone(p, 2, t, m)) - static_cast<double>(t1);
-  d.chain = static_cast<double>(t1) + slope * static_cast<double>(p.iterations - std::min<std::uint64_t>(1, p.iterations));
+  if (p.iterations > k && !p.body.empty())
+    slope = static_cast<double>(alone(p, k + 1, t, m, &two)) - static_cast<double>(tk);
+  d.chain = static_cast<double>(tk) + slope * static_cast<double>(p.iterations - k);
   // Resources: per instruction, scaled by the loop.
   SmCore probe(t);
   std::map<int, double> pipe;
@@ -97,13 +101,11 @@ WarpDemand demand(const WarpProgram& p, const SmTiming& t, const MemoryEstimate&
   add(p.body, iterations);
   add(p.epilogue, 1);
   for (const auto& [unit, cycles] : pipe) d.pipes = std::max(d.pipes, cycles);
-  // Counts: one iteration's, scaled (the lone-warp pass counted exactly one).
+  // Counts: k iterations', and the further ones as the one more.
   d.counts = one;
-  if (p.iterations > 1) {
-    SmCounts two;
-    alone(p, 2, t, m, &two);
-    const auto scale = [&](std::uint64_t a, std::uint64_t b) {  // a: one iteration, b: two
-      return a + (b - a) * (p.iterations - 1);
+  if (p.iterations > k) {
+    const auto scale = [&](std::uint64_t a, std::uint64_t b) {  // a: k iterations, b: k + 1
+      return a + (b - a) * (p.iterations - k);
     };
     d.counts.warp_instructions = scale(one.warp_instructions, two.warp_instructions);
     for (int op = 0; op < kWarpOps; ++op) {

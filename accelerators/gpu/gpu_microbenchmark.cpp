@@ -167,21 +167,22 @@ Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming
                                                          ctas * static_cast<std::uint64_t>(warps), 4 * row));
     p.iterations = c.footprint / (4 * row);
     for (std::uint8_t k = 0; k < 4; ++k) {
-      WarpInstruction ld = op(WarpOp::Ldg, k, {});
+      WarpInstruction ld = op(WarpOp::Ldg, static_cast<std::uint8_t>(2 * k), {});
       ld.base = k * row;
       ld.iteration_stride = static_cast<std::int64_t>(4 * row);
       ld.warp_stride = 128;
       p.body.push_back(ld);
     }
     for (std::uint8_t k = 0; k < 4; ++k) {
-      if (kind == "global_read") {  // a reduction: each load's data is added into a sum
-        p.body.push_back(op(WarpOp::Fp32, 8, {8, k}));
+      if (kind == "global_read") {  // a reduction: each load's data is added into a sum (loads in even
+                                    // registers, the sum in an odd one: other register banks)
+        p.body.push_back(op(WarpOp::Fp32, 9, {9, static_cast<std::uint8_t>(2 * k)}));
         continue;
       }
       WarpInstruction st = p.body[k];
       st.op = WarpOp::Stg;
       st.dst = {kNoReg, kNoReg};
-      st.src = {k, kNoReg, kNoReg, kNoReg};
+      st.src = {static_cast<std::uint8_t>(2 * k), kNoReg, kNoReg, kNoReg};
       st.base += c.footprint;  // the destination array follows the source
       p.body.push_back(st);
     }

@@ -1,6 +1,7 @@
 #include "accelerators/gpu/sm_core.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 
@@ -112,6 +113,30 @@ std::uint64_t& SmCore::pipe(SubCore& s, WarpOp op) {
   }
 }
 
+std::uint64_t SmCore::register_reads(SubCore& s, int wi, const WarpInstruction& in) {
+  const auto banks = static_cast<std::size_t>(t_.register_banks);
+  if (s.cached.empty()) s.cached.assign(3 * banks, -1);
+  std::array<std::uint64_t, kMaxRegisterBanks> reads{};
+  std::uint64_t most = 1;
+  for (std::size_t slot = 0; slot < in.src.size(); ++slot) {
+    const std::uint8_t r = in.src[slot];
+    if (r == kNoReg) continue;
+    const std::size_t bank = r % banks;
+    if (t_.register_cache && slot < 3) {
+      // The read goes through its slot's cache entry for the bank: a hit costs no bank cycle,
+      // and the entry keeps this value only if the instruction marks it .reuse.
+      std::int64_t& entry = s.cached[slot * banks + bank];
+      const std::int64_t key = static_cast<std::int64_t>(wi) * 256 + r;
+      const bool hit = entry == key;
+      entry = (in.reuse >> slot & 1u) ? key : -1;
+      if (hit) continue;
+    }
+    most = std::max(most, ++reads[bank]);
+    ++counts_.rf_reads;
+  }
+  return most;
+}
+
 int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64_t at, std::uint64_t first_warp) {
   if (live_ctas_ == 0) {
     now_ = std::max(now_, at);
@@ -202,7 +227,7 @@ std::uint64_t SmCore::ready_at(const Warp& w, const SubCore& s) const {
     w.next_op = in.op;
     w.own_valid = true;
   }
-  std::uint64_t t = std::max(w.own_ready, pipe_free(s, w.next_op));
+  std::uint64_t t = std::max({w.own_ready, pipe_free(s, w.next_op), s.read_free});
   const auto queue = static_cast<std::uint64_t>(t_.shared_queue);
   if ((w.next_op == WarpOp::Lds || w.next_op == WarpOp::Sts) && shared_free_ > queue) t = std::max(t, shared_free_ - queue);
   return t;
@@ -273,8 +298,16 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
   ++counts_.warp_instructions;
   ++counts_.by_op[static_cast<int>(in.op)];
   counts_.thread_ops[static_cast<int>(in.op)] += static_cast<std::uint64_t>(__builtin_popcount(in.active_mask));
-  for (std::uint8_t r : in.src) counts_.rf_reads += r != kNoReg;
   for (std::uint8_t r : in.dst) counts_.rf_writes += r != kNoReg;
+  // Sources that share a bank are read one a cycle; the instruction goes on after the last.
+  // The register-file cache's hits cost no bank read (nor its energy).
+  std::uint64_t reads = 1;
+  if (t_.register_banks > 0) {
+    reads = register_reads(s, wi, in);
+  } else {
+    for (std::uint8_t r : in.src) counts_.rf_reads += r != kNoReg;
+  }
+  s.read_free = now + reads;
   std::uint64_t done = now + 1;
   switch (in.op) {
     case WarpOp::Int:
@@ -353,7 +386,7 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
   // A load whose data is outside the SM (done = kNever) holds its registers, or its counter,
   // until complete() brings it.
   const bool outside = done == kNever;
-  done = outside ? now + 1 : std::max(done, now + 1);
+  done = outside ? now + 1 : std::max(done + reads - 1, now + 1);
   if (t_.dependences == SmTiming::Dependences::Scoreboard) {
     // A wgmma's accumulators are the tensor core's until wgmma.wait_group: wgmmas into the
     // same accumulators follow each other in its pipeline without waiting.

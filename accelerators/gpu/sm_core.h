@@ -42,6 +42,13 @@ struct SmTiming {
   // Wavefronts the shared-memory unit may have queued before a further access stalls at issue
   // (the sub-cores' load/store queues, 4 entries each [Huerta et al.]).
   int shared_queue = 16;
+  // Register file: banks per sub-core (register r in bank r mod banks), each reading one
+  // warp-wide operand a cycle; an instruction reads its sources before it goes on, and the
+  // sub-core issues nothing else meanwhile (no operand collector). 0: no bank conflicts. With
+  // `register_cache`, a source marked .reuse stays in a cache entry per operand slot and bank
+  // (3 x banks entries, Huerta et al.) and the next read of it there costs no bank cycle.
+  int register_banks = 0;
+  bool register_cache = false;
   // Tensor core per sub-core: dense MACs per cycle by number format, pipeline cycles after the
   // MACs of a synchronous mma, and of an asynchronous wgmma (0 wgmma_latency: no wgmma).
   std::map<std::string, double> tensor_macs;
@@ -62,6 +69,7 @@ struct SmTiming {
 };
 
 inline constexpr int kLineBytes = 128, kSectorBytes = 32;
+inline constexpr int kMaxRegisterBanks = 32;
 
 // One line's sectors of a global access that leaves the SM (an L1 miss or a store), for the
 // L2 to answer with SmCore::complete(id, cycle) (reads; stores are posted).
@@ -180,6 +188,10 @@ class SmCore {
     // only from then on); reset when one of its warps may have become ready sooner.
     std::uint64_t earliest = 0;
     std::uint64_t int_free = 0, fp32_free = 0, fp64_free = 0, sfu_free = 0, tensor_free = 0;
+    std::uint64_t read_free = 0;  // the register read stage holds the issue until then
+    // The register-file cache: per operand slot (3) and bank, the warp and register it holds
+    // (-1: none), a warp's registers as warp x 256 + register.
+    std::vector<std::int64_t> cached;
   };
   struct Cta {
     int warps_left = 0;
@@ -194,6 +206,9 @@ class SmCore {
   std::uint64_t ready_at(const Warp& w, const SubCore& s) const;
   std::uint64_t& pipe(SubCore& s, WarpOp op);
   std::uint64_t pipe_free(const SubCore& s, WarpOp op) const;
+  // Cycles warp `wi`'s sources of `in` take to read from the register banks (1 without
+  // conflicts), updating the register-file cache and counting the bank reads.
+  std::uint64_t register_reads(SubCore& s, int wi, const WarpInstruction& in);
   void issue(int wi, SubCore& s, std::uint64_t now);
   // Picks the warp sub-core `s` issues at `now` (-1: none ready); `soonest` gets the earliest
   // later cycle one of its warps may.

@@ -99,13 +99,15 @@ TEST(GpuRuns, Fp32IssueRateOfEachPreset) {
 TEST(GpuRuns, GridOccupancyAndWavesFollowTheCudaRules) {
   // One warp a CTA with 200 registers a thread: 6400 a warp, two per sub-core, 8 CTAs an SM
   // (registers bind before the 32 CTA slots); 2113 CTAs on 132 SMs is 1056 a wave: 3 waves.
-  // Each SM's CTAs run their FFMA chains side by side, so every wave takes the chain's time.
+  // Each SM's CTAs run their FFMA chains side by side, so every wave takes the chain's time (to
+  // a cycle: two warps a sub-core miss each other's register-file cache entries, and the last
+  // FFMA's bank conflict delays its result).
   TempDir dir;
   const nlohmann::json s = run_summary(
       experiment(dir, "h100-sxm", "benchmark: ffma_chain, ctas: 2113, registers: 200, iterations: 256, reference: 4"));
   EXPECT_EQ(s["ctas_per_sm"].get<double>(), 8);
   EXPECT_EQ(s["waves"].get<double>(), 3);
-  EXPECT_DOUBLE_EQ(s["measured"].get<double>(), 4.0);
+  EXPECT_NEAR(s["measured"].get<double>(), 4.0, 1.0 / 256);
   EXPECT_EQ(s["warp_instructions"].get<double>(), 2113.0 * 256);
   // Shared memory binding instead: 100 KiB + 1 KiB reserved a CTA, two in 228 KiB.
   const nlohmann::json shared = run_summary("configs/experiments/gpu-ubench-wgmma-latency.yaml --set workload.shared=100KiB");

@@ -59,6 +59,9 @@ struct WarpInstruction {
   bool yield = false;
   std::uint8_t wait_mask = 0;
   std::int8_t write_barrier = -1;
+  // The .reuse bits: bit i keeps source i's value in the register-file cache for the next
+  // instruction that reads the same register as its source i.
+  std::uint8_t reuse = 0;
 
   // Mma / Wgmma: the number format of A and B ("fp16", "bf16", "tf32", "fp8_e4m3", "int8",
   // "int4", ...), the shape (for Wgmma M is the warp group's 64) and 2:4 structured sparsity
