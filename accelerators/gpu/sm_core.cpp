@@ -23,6 +23,7 @@ void SmCounts::add(const SmCounts& c, std::uint64_t times) {
   for (const auto& [f, n] : c.tensor_macs) tensor_macs[f] += n * times;
   shared_wavefronts += c.shared_wavefronts * times;
   shared_bytes += c.shared_bytes * times;
+  dsm_bytes += c.dsm_bytes * times;
   l1_hit_sectors += c.l1_hit_sectors * times;
   l1_miss_sectors += c.l1_miss_sectors * times;
   store_sectors += c.store_sectors * times;
@@ -71,6 +72,19 @@ std::uint64_t SmCore::tensor_cycles(const WarpInstruction& in, double dense_rate
   return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(static_cast<double>(macs) / rate)));
 }
 
+int SmCore::distinct_words(const WarpInstruction& in, const std::vector<std::uint64_t>& pool) const {
+  std::vector<std::uint64_t> words;
+  const std::uint64_t per_lane =
+      std::max<std::uint64_t>(1, div_up(in.width, static_cast<std::uint64_t>(t_.bank_bytes)));
+  for (int lane = 0; lane < 32; ++lane) {
+    if (!(in.active_mask >> lane & 1u)) continue;
+    const std::uint64_t first = in.address(lane, pool) / static_cast<std::uint64_t>(t_.bank_bytes);
+    for (std::uint64_t w = 0; w < per_lane; ++w) words.push_back(first + w);
+  }
+  std::sort(words.begin(), words.end());
+  return static_cast<int>(std::unique(words.begin(), words.end()) - words.begin());
+}
+
 int SmCore::wavefronts(const WarpInstruction& in, const std::vector<std::uint64_t>& pool) const {
   // Lanes reading the same word share it (broadcast); distinct words in one bank take one
   // wavefront each.
@@ -112,7 +126,8 @@ std::uint64_t& SmCore::pipe(SubCore& s, WarpOp op) {
   }
 }
 
-int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64_t at, std::uint64_t first_warp) {
+int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64_t at, std::uint64_t first_warp,
+                    int cluster) {
   if (live_ctas_ == 0) {
     now_ = std::max(now_, at);
     resident_since_ = now_;
@@ -126,7 +141,8 @@ int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64
     ctas_.emplace_back();
   }
   const int warps = static_cast<int>(programs.size());
-  ctas_[static_cast<std::size_t>(id)] = Cta{warps, 0, 0, at, true};
+  ctas_[static_cast<std::size_t>(id)] = Cta{warps, 0, 0, std::max(1, cluster), at, true};
+  wake_ = std::min(wake_, std::max(now_, at));
   ++live_ctas_;
   ++counts_.ctas;
   for (std::size_t i = 0; i < programs.size(); ++i) {
@@ -192,6 +208,10 @@ std::uint64_t SmCore::ready_at(const Warp& w, const SubCore& s) const {
   std::uint64_t t = std::max(w.own_ready, pipe_free(s, w.next_op));
   const auto queue = static_cast<std::uint64_t>(t_.shared_queue);
   if ((w.next_op == WarpOp::Lds || w.next_op == WarpOp::Sts) && shared_free_ > queue) t = std::max(t, shared_free_ - queue);
+  // A cluster access to its own CTA's shared memory queues as a shared one.
+  if ((w.next_op == WarpOp::LdsCluster || w.next_op == WarpOp::StsCluster) && shared_free_ > queue &&
+      !remote(w.program->at(w.pc), w.cta))
+    t = std::max(t, shared_free_ - queue);
   return t;
 }
 
@@ -290,6 +310,22 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
     case WarpOp::WgmmaWait:
       while (w.wgmma.size() > in.pending) w.wgmma.pop_front();
       break;
+    case WarpOp::LdsCluster:
+    case WarpOp::StsCluster:
+      if (remote(in, w.cta)) {
+        // Over the SM-to-SM network: the port moves the distinct words' bytes at its rate, and
+        // a load's data comes back dsm_latency cycles after it starts (a store is posted).
+        auto [it, fresh] = dsm_bytes_.try_emplace(&in, 0);
+        if (fresh) it->second = static_cast<std::uint64_t>(distinct_words(in, w.program->addresses)) * t_.bank_bytes;
+        const auto busy =
+            static_cast<std::uint64_t>(std::ceil(static_cast<double>(it->second) / t_.dsm_bytes_per_cycle - 1e-9));
+        const std::uint64_t start = std::max(now, dsm_free_);
+        dsm_free_ = start + std::max<std::uint64_t>(1, busy);
+        done = in.op == WarpOp::LdsCluster ? start + static_cast<std::uint64_t>(t_.dsm_latency) + busy - 1 : dsm_free_;
+        counts_.dsm_bytes += it->second;
+        break;
+      }
+      [[fallthrough]];  // its own CTA's shared memory: the local path
     case WarpOp::Lds:
     case WarpOp::Sts: {
       auto [it, fresh] = wavefronts_.try_emplace(&in, 0);
@@ -462,6 +498,7 @@ void SmCore::load_done(int wi, const WarpInstruction& in, std::uint64_t cycle) {
   w.done_at = std::max(w.done_at, cycle);
   w.own_valid = false;
   for (SubCore& s : subs_) s.earliest = std::min(s.earliest, cycle);
+  wake_ = std::min(wake_, cycle);
   Cta& c = ctas_[static_cast<std::size_t>(w.cta)];
   c.done_at = std::max(c.done_at, cycle);
   --c.loads_out;
@@ -493,6 +530,7 @@ std::uint64_t SmCore::run(std::uint64_t until, int& finished) {
         ctas_[static_cast<std::size_t>(id)].live = false;
         free_ctas_.push_back(id);
         if (--live_ctas_ == 0) counts_.busy_cycles += cycle - resident_since_;
+        wake_ = now_;  // another CTA may complete, or a warp issue, in this cycle
         finished = id;
         return cycle;
       }
@@ -513,6 +551,7 @@ std::uint64_t SmCore::run(std::uint64_t until, int& finished) {
     }
     if (issued) next = now_ + 1;
     for (const auto& c : completing_) next = std::min(next, c.first);
+    wake_ = next;
     if (next == kNever) {
       // Every warp waits for data from outside the SM: complete() comes before `until`'s
       // window is simulated.

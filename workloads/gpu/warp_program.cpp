@@ -17,6 +17,8 @@ const char* warp_op_name(WarpOp op) {
     case WarpOp::Stg: return "stg";
     case WarpOp::Bar: return "bar";
     case WarpOp::Nop: return "nop";
+    case WarpOp::LdsCluster: return "lds_cluster";
+    case WarpOp::StsCluster: return "sts_cluster";
   }
   return "?";
 }
