@@ -13,6 +13,9 @@
 //   global_copy       a STREAM copy of a `footprint` array over    GB/s, the whole GPU
 //                     every SM
 //   global_read       a sum over a `footprint` array (loads only)  GB/s, the whole GPU
+//   dsm_chase         dependent ld.shared::cluster into the next   latency, cycles
+//                     CTA of a cluster of 2 (`remote: false`: its
+//                     own CTA's shared memory)
 // By default one CTA runs on one SM. With `ctas` (and the CTA's `registers` and `shared`
 // memory) the grid spreads over the SMs under the occupancy rules: a rate then counts every
 // CTA's work per SM in use, a latency is per wave. summary.json gets `measured`, `unit`, and
@@ -44,6 +47,8 @@ struct MicrobenchmarkConfig {
   std::uint64_t footprint = 16 << 10;  // global benchmarks: bytes the chase or the copy covers
   std::uint64_t stride = 128;          // global_chase: bytes between consecutive loads
   bool warm = true;                    // global_chase: a pass over the footprint first
+  int cluster = 0;                     // CTAs per cluster; 0: the benchmark's own (dsm_chase 2, else 1)
+  bool remote = true;                  // dsm_chase: the next CTA's shared memory, not its own
   std::uint64_t ctas = 1;       // the grid
   std::uint32_t registers = 32;  // per thread
   std::uint64_t shared = 0;     // bytes per CTA
