@@ -617,11 +617,15 @@ KernelRun Gpu::run_kernel_clustered(const Pending& p, std::uint64_t start) {
   const std::uint64_t total = p.kernel.ctas();
   std::uint64_t completed = 0;
   std::vector<std::pair<std::uint64_t, int>> done;  // (cycle a CTA completed, SM)
-  const auto advance = [&](std::uint64_t until) {   // every SM to `until`, noting its completions
+  // Every SM to `until`, noting its completions. An SM with nothing to do by then stays where
+  // it is: a CTA placed on it later starts at its own cycle all the same.
+  const auto advance = [&](std::uint64_t until) {
     int finished = 0;
-    for (int s = 0; s < sms_; ++s)
-      for (std::uint64_t c; (c = cores_[static_cast<std::size_t>(s)]->run(until, finished)) != SmCore::kNever;)
-        done.emplace_back(c, s);
+    for (int s = 0; s < sms_; ++s) {
+      SmCore& core = *cores_[static_cast<std::size_t>(s)];
+      if (core.next_event() > until) continue;
+      for (std::uint64_t c; (c = core.run(until, finished)) != SmCore::kNever;) done.emplace_back(c, s);
+    }
   };
   const auto settle = [&] {  // the completions in time order (ties: SM order), each freeing a slot
     std::sort(done.begin(), done.end());
