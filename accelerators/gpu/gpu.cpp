@@ -267,6 +267,12 @@ Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
   } catch (const std::invalid_argument& e) {
     throw InputError(sm.where("l1_ways"), cfg.path + ".sm.l1_ways", e.what());
   }
+  for (auto& core : cores_)
+    core->connect_clusters([this](std::uint64_t cluster, std::uint32_t phase,
+                                  std::uint64_t cycle) { cluster_barrier(cluster, cycle, false, phase); },
+                           [this](std::uint64_t cluster, std::uint32_t arrivals, std::uint64_t cycle) {
+                             cluster_barrier(cluster, cycle, true, arrivals);
+                           });
   if (cfg.children.count("memory")) {
     const Params& l2 = cfg.child("l2").params;
     L2Config c;
@@ -387,6 +393,15 @@ void Gpu::launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done
   };
   bool global = uses_global(kernel.program.get());
   for (const auto& p : kernel.warp_programs) global = global || uses_global(p.get());
+  const auto uses_cluster_barrier = [](const WarpProgram* p) {
+    if (!p) return false;
+    for (const auto* part : {&p->prologue, &p->body, &p->epilogue})
+      for (const WarpInstruction& in : *part)
+        if (in.op == WarpOp::BarClusterArrive || in.op == WarpOp::BarClusterWait) return true;
+    return false;
+  };
+  bool barriers = uses_cluster_barrier(kernel.program.get());
+  for (const auto& p : kernel.warp_programs) barriers = barriers || uses_cluster_barrier(p.get());
   if (global && !l2_)
     throw std::invalid_argument(fmt::format(
         "kernel {}: global loads and stores need a memory behind the L2 (the gpu's `memory`)", kernel.name));
@@ -394,10 +409,25 @@ void Gpu::launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done
   p.global = global;
   p.occupancy = occupancy(limits_, kernel.threads_per_cta(), kernel.registers_per_thread, kernel.shared_bytes);
   p.clusters = active_clusters(kernel, p.occupancy);
+  p.cluster_barriers = barriers && kernel.cluster > 1;
   p.kernel = std::move(kernel);
   p.done = std::move(done);
   queue_.push_back(std::move(p));
   launched_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Gpu::cluster_barrier(std::uint64_t cluster, std::uint64_t cycle, bool exit, std::uint32_t count) {
+  const auto it = clusters_.find(cluster);
+  if (it == clusters_.end()) return;  // a kernel without cluster barriers
+  ClusterBarrier& b = it->second.barrier;
+  if (exit) b.exit(count);
+  else b.arrive(count);
+  // The arrive reaches the cluster's other SMs, and their release comes back, over the SM-to-SM
+  // network: the phase completes dsm_latency after the last arrive [E].
+  if (b.advance())
+    for (int s : it->second.sms)
+      cores_[static_cast<std::size_t>(s)]->cluster_release(cluster, b.phase,
+                                                           cycle + static_cast<std::uint64_t>(timing_.dsm_latency));
 }
 
 std::uint64_t Gpu::active_clusters(const KernelLaunch& k, const Occupancy& o) const {
@@ -541,9 +571,10 @@ class Gpu::CtaQueue {
   bool empty() const { return next_ == k_.ctas(); }
   void place(SmCore& core, std::uint64_t at) {
     for (std::uint32_t w = 0; w < programs_.size(); ++w) programs_[w] = &k_.program_of(next_, w);
-    core.add_cta(programs_, at, next_ * k_.warps_per_cta(), static_cast<int>(k_.cluster));
+    core.add_cta(programs_, at, next_ * k_.warps_per_cta(), static_cast<int>(k_.cluster), next_ / k_.cluster);
     ++next_;
   }
+  std::uint64_t next() const { return next_; }  // the next CTA's number
 
  private:
   const KernelLaunch& k_;
@@ -610,8 +641,12 @@ KernelRun Gpu::run_kernel_clustered(const Pending& p, std::uint64_t start) {
   ClusterPlacer placer(gpc_sizes_, p.occupancy.ctas_per_sm);
   std::vector<int> sms;
   const auto place = [&](std::uint64_t at) {  // every waiting cluster that fits, at `at`
-    while (!queue.empty() && placer.place(cluster, sms))
+    while (!queue.empty() && placer.place(cluster, sms)) {
+      if (p.cluster_barriers)
+        clusters_[queue.next() / p.kernel.cluster] =
+            ClusterState{ClusterBarrier{p.kernel.cluster * p.kernel.warps_per_cta(), 0, {}}, sms};
       for (int s : sms) queue.place(*cores_[static_cast<std::size_t>(s)], at);
+    }
   };
   place(start);
   const std::uint64_t total = p.kernel.ctas();
@@ -640,9 +675,9 @@ KernelRun Gpu::run_kernel_clustered(const Pending& p, std::uint64_t start) {
   // A cluster needs several SMs at once, so the SMs cannot run ahead of each other while
   // clusters wait: they go in step from the earliest event of any SM to the next, and a
   // waiting cluster is placed the cycle its slots free up. Once every cluster is placed, the
-  // SMs run on by themselves.
+  // SMs run on by themselves, unless a cluster barrier keeps them in step to the end.
   const auto in_step = [&](std::uint64_t limit) {
-    while (!queue.empty()) {
+    while (!queue.empty() || (p.cluster_barriers && completed < total)) {
       std::uint64_t t = SmCore::kNever;
       for (const auto& core : cores_) t = std::min(t, core->next_event());
       if (t >= limit) {
@@ -669,6 +704,11 @@ KernelRun Gpu::run_kernel_clustered(const Pending& p, std::uint64_t start) {
       });
       for (const GlobalAccess& a : window_) l2_->access(a);
       window_.clear();
+      // Nothing left to issue and no data on its way: warps wait at a cluster barrier for good.
+      if (p.cluster_barriers && std::all_of(cores_.begin(), cores_.end(), [](const auto& core) {
+            return core->next_event() == SmCore::kNever && !core->waits_for_memory();
+          }))
+        break;
       if (completed < total) wait(clock().time_of(t + window) - sc_core::sc_time_stamp());
     }
   } else {
@@ -677,6 +717,10 @@ KernelRun Gpu::run_kernel_clustered(const Pending& p, std::uint64_t start) {
     advance(SmCore::kNever);
     settle();
   }
+  clusters_.clear();
+  if (completed < total)
+    throw std::runtime_error(fmt::format(
+        "kernel {}: warps wait at a cluster barrier the rest of their cluster never reaches", p.kernel.name));
   end_kernel(p, r);
   return r;
 }

@@ -74,6 +74,7 @@ class Gpu : public Component, public tlm::tlm_mm_interface {
     std::function<void(const KernelRun&)> done;
     bool global = false;  // reaches global memory: runs window by window (run_kernel_windowed)
     std::uint64_t clusters = 0;  // co-resident clusters (0: none)
+    bool cluster_barriers = false;  // has barrier.cluster: the SMs stay in step to its end
   };
   void run();  // SC_THREAD: runs the queued kernels one after another
   KernelRun run_kernel(const Pending& p, std::uint64_t start);
@@ -101,6 +102,13 @@ class Gpu : public Component, public tlm::tlm_mm_interface {
     bool operator>(const DramRequest& o) const { return cycle != o.cycle ? cycle > o.cycle : seq > o.seq; }
   };
 
+  // The barrier of each resident cluster of a kernel with cluster barriers, and its SMs.
+  struct ClusterState {
+    ClusterBarrier barrier;
+    std::vector<int> sms;
+  };
+  std::map<std::uint64_t, ClusterState> clusters_;
+  void cluster_barrier(std::uint64_t cluster, std::uint64_t cycle, bool exit, std::uint32_t count);
   int sms_;
   int max_cluster_;
   std::vector<int> gpc_sizes_;

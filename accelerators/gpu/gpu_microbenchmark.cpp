@@ -142,6 +142,15 @@ Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming
     b.unit = "cycles";
     b.count = iterations;
     warps = warps ? warps : 1;
+  } else if (kind == "cluster_sync") {
+    // cluster.sync(): barrier.cluster.arrive then .wait, back to back, in every warp.
+    WarpInstruction arrive, wait;
+    arrive.op = WarpOp::BarClusterArrive;
+    wait.op = WarpOp::BarClusterWait;
+    p.body = {arrive, wait};
+    b.unit = "cycles";
+    b.count = iterations;
+    warps = warps ? warps : 1;
   } else if (kind == "shared_bandwidth") {
     for (std::uint8_t r = 0; r < 8; ++r) {
       WarpInstruction in = op(WarpOp::Lds, r, {8});
@@ -208,7 +217,7 @@ Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming
   b.kernel.name = kind;
   b.kernel.block = {static_cast<std::uint32_t>(warps) * 32, 1, 1};
   // Clusters: dsm_chase's own is a pair; a grid smaller than one cluster is one cluster.
-  const int cluster = c.cluster > 0 ? c.cluster : kind == "dsm_chase" ? 2 : 1;
+  const int cluster = c.cluster > 0 ? c.cluster : kind == "dsm_chase" || kind == "cluster_sync" ? 2 : 1;
   b.kernel.cluster = static_cast<std::uint32_t>(cluster);
   if (kind != "global_copy" && kind != "global_read")
     b.kernel.grid = {static_cast<std::uint32_t>(std::max<std::uint64_t>(c.ctas, static_cast<std::uint64_t>(cluster))),
@@ -313,7 +322,7 @@ KindSpec GpuMicrobenchmarkWorkload::spec() {
   s.add(
       param::choice("benchmark",
                     {"ffma_chain", "issue_rate", "mma_chain", "mma_rate", "wgmma_chain", "wgmma_rate", "shared_chase",
-                     "shared_bandwidth", "global_chase", "global_copy", "global_read", "dsm_chase"},
+                     "shared_bandwidth", "global_chase", "global_copy", "global_read", "dsm_chase", "cluster_sync"},
                     "what to measure (see docs/gpu.md): *_chain a dependent latency in cycles, *_rate a throughput per "
                     "SM, shared_bandwidth bytes per cycle per SM"));
   s.add(param::choice("pipe", {"int", "fp32", "fp64", "sfu"}, "issue_rate: the pipe its instructions use").def("fp32"));
@@ -341,8 +350,8 @@ KindSpec GpuMicrobenchmarkWorkload::spec() {
             .def("true"));
   s.add(param::integer("ctas", "CTAs in the grid (one SM runs one CTA by default)").def("1").range("1", "4294967295"));
   s.add(param::integer("cluster",
-                       "CTAs per thread-block cluster (Hopper); 0: the benchmark's own (2 for dsm_chase, else 1); a "
-                       "grid of fewer CTAs is one cluster")
+                       "CTAs per thread-block cluster (Hopper); 0: the benchmark's own (2 for dsm_chase and "
+                       "cluster_sync, else 1); a grid of fewer CTAs is one cluster")
             .def("0")
             .range("0", "16"));
   s.add(param::boolean("remote",

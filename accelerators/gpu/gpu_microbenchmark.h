@@ -16,6 +16,7 @@
 //   dsm_chase         dependent ld.shared::cluster into the next   latency, cycles
 //                     CTA of a cluster of 2 (`remote: false`: its
 //                     own CTA's shared memory)
+//   cluster_sync      barrier.cluster arrive + wait, a cluster of 2 cycles per barrier
 // By default one CTA runs on one SM. With `ctas` (and the CTA's `registers` and `shared`
 // memory) the grid spreads over the SMs under the occupancy rules: a rate then counts every
 // CTA's work per SM in use, a latency is per wave. summary.json gets `measured`, `unit`, and

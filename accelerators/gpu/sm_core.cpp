@@ -127,7 +127,7 @@ std::uint64_t& SmCore::pipe(SubCore& s, WarpOp op) {
 }
 
 int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64_t at, std::uint64_t first_warp,
-                    int cluster) {
+                    int cluster, std::uint64_t cluster_id) {
   if (live_ctas_ == 0) {
     now_ = std::max(now_, at);
     resident_since_ = now_;
@@ -141,7 +141,7 @@ int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64
     ctas_.emplace_back();
   }
   const int warps = static_cast<int>(programs.size());
-  ctas_[static_cast<std::size_t>(id)] = Cta{warps, 0, 0, std::max(1, cluster), at, true};
+  ctas_[static_cast<std::size_t>(id)] = Cta{warps, 0, 0, std::max(1, cluster), cluster_id, 0, 0, at, true};
   wake_ = std::min(wake_, std::max(now_, at));
   ++live_ctas_;
   ++counts_.ctas;
@@ -201,6 +201,10 @@ std::uint64_t SmCore::ready_at(const Warp& w, const SubCore& s) const {
     }
     if (in.op == WarpOp::WgmmaWait && w.wgmma.size() > in.pending)
       t = std::max(t, w.wgmma[w.wgmma.size() - in.pending - 1]);
+    if (in.op == WarpOp::BarClusterWait) {
+      const Cta& c = ctas_[static_cast<std::size_t>(w.cta)];
+      t = c.phases < w.arrivals ? kNever : std::max(t, c.phases_at);
+    }
     w.own_ready = t;
     w.next_op = in.op;
     w.own_valid = true;
@@ -345,6 +349,22 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
       else release_barrier(w.cta, now);
       break;
     }
+    case WarpOp::BarClusterArrive: {
+      // The arrive reaches the cluster's other SMs, and their release comes back, over the
+      // SM-to-SM network: the phase completes dsm_latency after the last arrive [E].
+      const std::uint32_t phase = w.arrivals++;
+      if (shared_cluster(w.cta)) {
+        cluster_arrive_(ctas_[static_cast<std::size_t>(w.cta)].cluster_id, phase, now);
+      } else {
+        auto [b, fresh] = own_barriers_.try_emplace(w.cta);
+        if (fresh) b->second.warps = static_cast<std::uint32_t>(ctas_[static_cast<std::size_t>(w.cta)].warps_left);
+        b->second.arrive(phase);
+        if (b->second.advance())
+          cluster_phases(w.cta, b->second.phase, now + static_cast<std::uint64_t>(t_.dsm_latency));
+      }
+      break;
+    }
+    case WarpOp::BarClusterWait: break;  // issues once its phase is complete (ready_at)
     case WarpOp::Ldg:
     case WarpOp::Stg: done = global_access(w, wi, in, std::max(now, shared_free_)); break;
     case WarpOp::Nop: break;
@@ -382,6 +402,12 @@ void SmCore::retire(int wi, std::uint64_t at) {
   --c.warps_left;
   // An exited warp no longer holds a barrier up: the warps waiting there go on.
   if (c.at_barrier > 0 && c.at_barrier >= c.warps_left) release_barrier(w.cta, at);
+  if (shared_cluster(w.cta)) {
+    cluster_exit_(c.cluster_id, w.arrivals, at);
+  } else if (const auto b = own_barriers_.find(w.cta); b != own_barriers_.end()) {
+    b->second.exit(w.arrivals);
+    if (b->second.advance()) cluster_phases(w.cta, b->second.phase, at + static_cast<std::uint64_t>(t_.dsm_latency));
+  }
   check_cta(w.cta);
 }
 
@@ -394,6 +420,22 @@ void SmCore::release_barrier(int cta, std::uint64_t now) {
       o.next_issue = std::max(o.next_issue, now + 1);
       o.own_valid = false;
     }
+}
+
+void SmCore::cluster_phases(int cta, std::uint32_t phases, std::uint64_t cycle) {
+  Cta& c = ctas_[static_cast<std::size_t>(cta)];
+  c.phases = phases;
+  c.phases_at = cycle;
+  for (Warp& o : warps_)
+    if (o.active && o.cta == cta) o.own_valid = false;
+  for (SubCore& x : subs_) x.earliest = 0;
+  wake_ = std::min(wake_, std::max(now_, cycle));
+}
+
+void SmCore::cluster_release(std::uint64_t cluster, std::uint32_t phases, std::uint64_t cycle) {
+  for (std::size_t i = 0; i < ctas_.size(); ++i)
+    if (ctas_[i].live && ctas_[i].cluster > 1 && ctas_[i].cluster_id == cluster)
+      cluster_phases(static_cast<int>(i), phases, cycle);
 }
 
 void SmCore::check_cta(int cta) {
@@ -528,6 +570,7 @@ std::uint64_t SmCore::run(std::uint64_t until, int& finished) {
           }
         }
         ctas_[static_cast<std::size_t>(id)].live = false;
+        own_barriers_.erase(id);
         free_ctas_.push_back(id);
         if (--live_ctas_ == 0) counts_.busy_cycles += cycle - resident_since_;
         wake_ = now_;  // another CTA may complete, or a warp issue, in this cycle
@@ -553,9 +596,12 @@ std::uint64_t SmCore::run(std::uint64_t until, int& finished) {
     for (const auto& c : completing_) next = std::min(next, c.first);
     wake_ = next;
     if (next == kNever) {
-      // Every warp waits for data from outside the SM: complete() comes before `until`'s
-      // window is simulated.
-      if (loads_.empty()) throw std::logic_error("an SM with resident warps has nothing left to wait for");
+      // Every warp waits for data from outside the SM, complete() coming before `until`'s
+      // window is simulated, or for a cluster barrier that other SMs' warps release.
+      const bool cluster_wait = std::any_of(ctas_.begin(), ctas_.end(),
+                                            [&](const Cta& c) { return c.live && c.cluster > 1 && cluster_arrive_; });
+      if (loads_.empty() && !cluster_wait)
+        throw std::logic_error("an SM with resident warps has nothing left to wait for");
       now_ = until;
       continue;
     }

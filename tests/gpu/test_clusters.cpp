@@ -117,5 +117,67 @@ TEST(GpuClusters, TheSmToSmPortBoundsRemoteBandwidth) {
   EXPECT_EQ(dsm_test_run(t, stores, 2), 512u);
 }
 
+TEST(GpuClusters, ClusterBarrierPhasesCountWarpsThatHaveNotExited) {
+  ClusterBarrier b{3, 0, {}};
+  b.arrive(0);
+  b.arrive(0);
+  b.arrive(1);  // one warp runs ahead to the next phase's arrive
+  EXPECT_FALSE(b.advance());
+  b.exit(0);  // the third warp exits without arriving: phase 0 is complete
+  EXPECT_TRUE(b.advance());
+  EXPECT_EQ(b.phase, 1u);
+  b.exit(2);  // the warp that arrived early exits: its arrive no longer counts
+  b.arrive(1);
+  EXPECT_TRUE(b.advance());
+  EXPECT_EQ(b.phase, 2u);
+}
+
+TEST(GpuClusters, ClusterBarrierHoldsWarpsOnAnotherSm) {
+  // Two SMs in step, a pair's barrier kept as the GPU keeps it: SM a's warp arrives and waits
+  // at once; SM b's arrives after a chain of 100 FFMAs (issued at 0, 4, ..., 396, the arrive
+  // at 397). The phase completes dsm_latency after that: both waits issue at 397 + 194 = 591.
+  SmTiming t;
+  t.dsm_latency = 194;
+  SmCore a(t, 0), b(t, 1);
+  ClusterBarrier bar{2, 0, {}};
+  const auto arrive = [&](std::uint64_t, std::uint32_t phase, std::uint64_t cycle) {
+    bar.arrive(phase);
+    if (bar.advance())
+      for (SmCore* sm : {&a, &b}) sm->cluster_release(7, bar.phase, cycle + 194);
+  };
+  const auto exit = [&](std::uint64_t, std::uint32_t arrivals, std::uint64_t cycle) {
+    bar.exit(arrivals);
+    if (bar.advance())
+      for (SmCore* sm : {&a, &b}) sm->cluster_release(7, bar.phase, cycle + 194);
+  };
+  a.connect_clusters(arrive, exit);
+  b.connect_clusters(arrive, exit);
+  WarpInstruction arrive_op, wait_op, fma;
+  arrive_op.op = WarpOp::BarClusterArrive;
+  wait_op.op = WarpOp::BarClusterWait;
+  fma.op = WarpOp::Fp32;
+  fma.dst[0] = 0;
+  fma.src[0] = 0;
+  WarpProgram pa, pb;
+  pa.body = {arrive_op, wait_op, fma};
+  pb.prologue.assign(100, fma);
+  pb.body = {arrive_op, wait_op};
+  a.add_cta(pa, 1, 0, 0, 2, 7);
+  b.add_cta(pb, 1, 0, 0, 2, 7);
+  std::uint64_t end_a = 0, end_b = 0;
+  int id = -1;
+  for (std::uint64_t cycle = 1; cycle < 2000 && !(end_a && end_b); ++cycle) {
+    for (std::uint64_t c; (c = a.run(cycle, id)) != SmCore::kNever;) end_a = c;
+    for (std::uint64_t c; (c = b.run(cycle, id)) != SmCore::kNever;) end_b = c;
+  }
+  EXPECT_EQ(end_a, 591u + 1 + 4);  // the wait at 591, the FFMA at 592, its result at 596
+  EXPECT_EQ(end_b, 592u);          // the wait at 591 is its last instruction
+  // Without the GPU's barrier, a CTA's own warps make its cluster's: the arrive completes the
+  // phase at once, and the wait goes on dsm_latency later.
+  SmCore alone(t);
+  alone.add_cta(pa, 1, 0, 0, 2, 7);
+  EXPECT_EQ(alone.run(SmCore::kNever, id), 194u + 1 + 4);
+}
+
 }  // namespace
 }  // namespace strata

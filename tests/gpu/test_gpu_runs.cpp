@@ -132,6 +132,11 @@ TEST(GpuRuns, DistributedSharedMemoryLatency) {
   // A cluster of one reaches only its own CTA.
   const nlohmann::json alone = run_summary("configs/experiments/gpu-ubench-dsm-latency.yaml --set workload.cluster=1");
   EXPECT_DOUBLE_EQ(alone["measured"].get<double>(), 30);
+  // cluster.sync() in a pair: an arrive, then the wait dsm_latency (194) later.
+  const nlohmann::json sync = run_summary(
+      "configs/experiments/gpu-ubench-dsm-latency.yaml --set workload.benchmark=cluster_sync --set "
+      "workload.reference=0");
+  EXPECT_DOUBLE_EQ(sync["measured"].get<double>(), 195);
 }
 
 TEST(GpuRuns, ClusterGridsFollowTheClusterOccupancy) {

@@ -19,6 +19,8 @@ const char* warp_op_name(WarpOp op) {
     case WarpOp::Nop: return "nop";
     case WarpOp::LdsCluster: return "lds_cluster";
     case WarpOp::StsCluster: return "sts_cluster";
+    case WarpOp::BarClusterArrive: return "bar_cluster_arrive";
+    case WarpOp::BarClusterWait: return "bar_cluster_wait";
   }
   return "?";
 }

@@ -34,8 +34,12 @@ enum class WarpOp : std::uint8_t {
   // memory of the cluster's CTA `cluster_peer` ranks on (0: its own CTA's, the local path).
   LdsCluster,
   StsCluster,
+  // Cluster barrier (barrier.cluster.arrive / .wait): a wait goes on once every warp of the
+  // cluster that has not exited has made as many arrives as the waiting warp has.
+  BarClusterArrive,
+  BarClusterWait,
 };
-inline constexpr int kWarpOps = 15;
+inline constexpr int kWarpOps = 17;
 const char* warp_op_name(WarpOp op);
 
 inline constexpr std::uint8_t kNoReg = 0xff;
