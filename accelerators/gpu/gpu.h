@@ -73,7 +73,7 @@ class Gpu : public Component, public tlm::tlm_mm_interface {
     Occupancy occupancy;
     std::function<void(const KernelRun&)> done;
     bool global = false;  // reaches global memory: runs window by window (run_kernel_windowed)
-    std::uint64_t clusters = 0;  // co-resident clusters (0: none)
+    std::uint64_t clusters = 0;     // co-resident clusters (0: none)
     bool cluster_barriers = false;  // has barrier.cluster: the SMs stay in step to its end
   };
   void run();  // SC_THREAD: runs the queued kernels one after another
