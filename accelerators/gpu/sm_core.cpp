@@ -72,22 +72,7 @@ std::uint64_t SmCore::tensor_cycles(const WarpInstruction& in, double dense_rate
   return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(static_cast<double>(macs) / rate)));
 }
 
-int SmCore::distinct_words(const WarpInstruction& in, const std::vector<std::uint64_t>& pool) const {
-  std::vector<std::uint64_t> words;
-  const std::uint64_t per_lane =
-      std::max<std::uint64_t>(1, div_up(in.width, static_cast<std::uint64_t>(t_.bank_bytes)));
-  for (int lane = 0; lane < 32; ++lane) {
-    if (!(in.active_mask >> lane & 1u)) continue;
-    const std::uint64_t first = in.address(lane, pool) / static_cast<std::uint64_t>(t_.bank_bytes);
-    for (std::uint64_t w = 0; w < per_lane; ++w) words.push_back(first + w);
-  }
-  std::sort(words.begin(), words.end());
-  return static_cast<int>(std::unique(words.begin(), words.end()) - words.begin());
-}
-
-int SmCore::wavefronts(const WarpInstruction& in, const std::vector<std::uint64_t>& pool) const {
-  // Lanes reading the same word share it (broadcast); distinct words in one bank take one
-  // wavefront each.
+std::vector<std::uint64_t> SmCore::words(const WarpInstruction& in, const std::vector<std::uint64_t>& pool) const {
   std::vector<std::uint64_t> words;
   const std::uint64_t per_lane =
       std::max<std::uint64_t>(1, div_up(in.width, static_cast<std::uint64_t>(t_.bank_bytes)));
@@ -98,9 +83,20 @@ int SmCore::wavefronts(const WarpInstruction& in, const std::vector<std::uint64_
   }
   std::sort(words.begin(), words.end());
   words.erase(std::unique(words.begin(), words.end()), words.end());
+  return words;
+}
+
+int SmCore::distinct_words(const WarpInstruction& in, const std::vector<std::uint64_t>& pool) const {
+  return static_cast<int>(words(in, pool).size());
+}
+
+int SmCore::wavefronts(const WarpInstruction& in, const std::vector<std::uint64_t>& pool) const {
+  // Lanes reading the same word share it (broadcast); distinct words in one bank take one
+  // wavefront each.
   std::vector<int> per_bank(static_cast<std::size_t>(t_.shared_banks), 0);
   int most = 1;
-  for (std::uint64_t w : words) most = std::max(most, ++per_bank[w % static_cast<std::uint64_t>(t_.shared_banks)]);
+  for (std::uint64_t w : words(in, pool))
+    most = std::max(most, ++per_bank[w % static_cast<std::uint64_t>(t_.shared_banks)]);
   return most;
 }
 

@@ -272,6 +272,8 @@ class SmCore {
     return cluster_arrive_ && ctas_[static_cast<std::size_t>(cta)].cluster > 1;
   }
   void cluster_phases(int cta, std::uint32_t phases, std::uint64_t cycle);
+  // The distinct words (of bank_bytes), ascending, the active lanes of an access touch.
+  std::vector<std::uint64_t> words(const WarpInstruction& in, const std::vector<std::uint64_t>& pool) const;
   // A cluster access of the CTA's goes to another SM.
   bool remote(const WarpInstruction& in, int cta) const {
     const int c = ctas_[static_cast<std::size_t>(cta)].cluster;
