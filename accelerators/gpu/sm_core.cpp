@@ -73,17 +73,17 @@ std::uint64_t SmCore::tensor_cycles(const WarpInstruction& in, double dense_rate
 }
 
 std::vector<std::uint64_t> SmCore::words(const WarpInstruction& in, const std::vector<std::uint64_t>& pool) const {
-  std::vector<std::uint64_t> words;
+  std::vector<std::uint64_t> out;
   const std::uint64_t per_lane =
       std::max<std::uint64_t>(1, div_up(in.width, static_cast<std::uint64_t>(t_.bank_bytes)));
   for (int lane = 0; lane < 32; ++lane) {
     if (!(in.active_mask >> lane & 1u)) continue;
     const std::uint64_t first = in.address(lane, pool) / static_cast<std::uint64_t>(t_.bank_bytes);
-    for (std::uint64_t w = 0; w < per_lane; ++w) words.push_back(first + w);
+    for (std::uint64_t w = 0; w < per_lane; ++w) out.push_back(first + w);
   }
-  std::sort(words.begin(), words.end());
-  words.erase(std::unique(words.begin(), words.end()), words.end());
-  return words;
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 int SmCore::distinct_words(const WarpInstruction& in, const std::vector<std::uint64_t>& pool) const {

@@ -140,18 +140,18 @@ TEST(GpuClusters, ClusterBarrierHoldsWarpsOnAnotherSm) {
   t.dsm_latency = 194;
   SmCore a(t, 0), b(t, 1);
   ClusterBarrier bar{2, 0, {}};
-  const auto arrive = [&](std::uint64_t, std::uint32_t phase, std::uint64_t cycle) {
+  const auto on_arrive = [&](std::uint64_t, std::uint32_t phase, std::uint64_t cycle) {
     bar.arrive(phase);
     if (bar.advance())
       for (SmCore* sm : {&a, &b}) sm->cluster_release(7, bar.phase, cycle + 194);
   };
-  const auto exit = [&](std::uint64_t, std::uint32_t arrivals, std::uint64_t cycle) {
+  const auto on_exit = [&](std::uint64_t, std::uint32_t arrivals, std::uint64_t cycle) {
     bar.exit(arrivals);
     if (bar.advance())
       for (SmCore* sm : {&a, &b}) sm->cluster_release(7, bar.phase, cycle + 194);
   };
-  a.connect_clusters(arrive, exit);
-  b.connect_clusters(arrive, exit);
+  a.connect_clusters(on_arrive, on_exit);
+  b.connect_clusters(on_arrive, on_exit);
   WarpInstruction arrive_op, wait_op, fma;
   arrive_op.op = WarpOp::BarClusterArrive;
   wait_op.op = WarpOp::BarClusterWait;
