@@ -1,5 +1,6 @@
 #include "accelerators/gpu/gpu.h"
 
+#include <algorithm>
 #include <queue>
 #include <stdexcept>
 
@@ -82,6 +83,16 @@ const KindSpec& sm_spec() {
     s.add(param::integer("l1_latency", "cycles from a global load's issue to its data on an L1 hit")
               .def("33")
               .range("1", "1000"));
+    s.add(param::integer("dsm_latency",
+                         "cycles from a load of another CTA's shared memory in the cluster (ld.shared::cluster on a "
+                         "remote SM) to its data; a cluster access to the CTA's own shared memory takes shared_latency")
+              .def("194")
+              .range("1", "10000"));
+    s.add(param::real("dsm_bytes_per_cycle",
+                      "bytes a cycle the SM's port to the SM-to-SM network (distributed shared memory) moves for its "
+                      "remote cluster loads and stores")
+              .def("32")
+              .range("1", "4096"));
     s.add(param::integer("shared_queue",
                          "wavefronts the shared-memory unit queues; a shared access issues only while fewer are waiting")
               .def("16")
@@ -200,6 +211,8 @@ SmTiming read_timing(const Params& sm, const Params& tc) {
   t.register_cache = sm.flag("register_cache");
   t.l1_ways = static_cast<int>(sm.integer("l1_ways"));
   t.l1_latency = static_cast<int>(sm.integer("l1_latency"));
+  t.dsm_latency = static_cast<int>(sm.integer("dsm_latency"));
+  t.dsm_bytes_per_cycle = sm.real("dsm_bytes_per_cycle");
   const double l1 = sm.quantity("l1_shared") - sm.quantity("shared_memory");
   t.l1_bytes = l1 > 0 ? static_cast<std::uint64_t>(l1) : 0;
   const auto base = static_cast<double>(tc.integer("macs_per_cycle"));
@@ -219,6 +232,17 @@ KindSpec Gpu::spec() {
   s.description = "an NVIDIA-class GPU: streaming multiprocessors with sub-cores, tensor cores and shared memory";
   s.with_clock();  // the SM clock sustained under load (not only the boost clock)
   s.add(param::integer("sms", "streaming multiprocessors").def("132").range("1", "1024"));
+  s.add(param::integer("gpcs",
+                       "GPU processing clusters; the SMs are spread over them as evenly as whole TPCs (SM pairs) "
+                       "allow, the larger GPCs first (H100 SXM: 132 SMs over 8 is 18, 18 and six of 16)")
+            .def("8")
+            .range("1", "1024"));
+  s.add(param::integer(
+            "max_cluster_size",
+            "CTAs a thread-block cluster may have; 1: no clusters (before compute capability 9.0); 8: "
+            "Hopper's portable limit; 16: its non-portable one (cudaFuncAttributeNonPortableClusterSizeAllowed)")
+            .def("8")
+            .range("1", "16"));
   s.slot(SlotSpec{"sm", "one streaming multiprocessor", "section", "", false, &sm_spec()});
   s.slot(SlotSpec{"tensor_core", "the tensor core of each sub-core", "section", "", false, &tensor_spec()});
   s.slot(SlotSpec{"l2", "the L2 cache and the crossbar to it", "section", "", false, &l2_spec()});
@@ -233,6 +257,7 @@ KindSpec Gpu::spec() {
 Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx)
     : Component(name, cfg, ctx),
       sms_(static_cast<int>(params().integer("sms"))),
+      max_cluster_(static_cast<int>(params().integer("max_cluster_size"))),
       limits_(read_limits(cfg.child("sm").params)),
       timing_(read_timing(cfg.child("sm").params, cfg.child("tensor_core").params)),
       kernels_(counter("kernels", "kernels", "kernels run")),
@@ -242,6 +267,9 @@ Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
   if (limits_.max_shared_per_cta > limits_.shared_bytes)
     throw InputError(cfg.child("sm").params.where("max_shared_per_cta"), cfg.path + ".sm.max_shared_per_cta",
                      "is larger than the SM's shared_memory");
+  if (params().integer("gpcs") > sms_)
+    throw InputError(params().where("gpcs"), cfg.path + ".gpcs", fmt::format("is more than the {} SMs", sms_));
+  gpc_sizes_ = gpc_sizes(sms_, static_cast<int>(params().integer("gpcs")));
   const Params& sm = cfg.child("sm").params;
   if (sm.quantity("shared_memory") > sm.quantity("l1_shared"))
     throw InputError(sm.where("shared_memory"), cfg.path + ".sm.shared_memory",
@@ -251,6 +279,12 @@ Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
   } catch (const std::invalid_argument& e) {
     throw InputError(sm.where("l1_ways"), cfg.path + ".sm.l1_ways", e.what());
   }
+  for (auto& core : cores_)
+    core->connect_clusters([this](std::uint64_t cluster, std::uint32_t phase,
+                                  std::uint64_t cycle) { cluster_barrier(cluster, cycle, false, phase); },
+                           [this](std::uint64_t cluster, std::uint32_t arrivals, std::uint64_t cycle) {
+                             cluster_barrier(cluster, cycle, true, arrivals);
+                           });
   if (cfg.children.count("memory")) {
     const Params& l2 = cfg.child("l2").params;
     L2Config c;
@@ -371,16 +405,62 @@ void Gpu::launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done
   };
   bool global = uses_global(kernel.program.get());
   for (const auto& p : kernel.warp_programs) global = global || uses_global(p.get());
+  const auto uses_cluster_barrier = [](const WarpProgram* p) {
+    if (!p) return false;
+    for (const auto* part : {&p->prologue, &p->body, &p->epilogue})
+      for (const WarpInstruction& in : *part)
+        if (in.op == WarpOp::BarClusterArrive || in.op == WarpOp::BarClusterWait) return true;
+    return false;
+  };
+  bool barriers = uses_cluster_barrier(kernel.program.get());
+  for (const auto& p : kernel.warp_programs) barriers = barriers || uses_cluster_barrier(p.get());
   if (global && !l2_)
     throw std::invalid_argument(fmt::format(
         "kernel {}: global loads and stores need a memory behind the L2 (the gpu's `memory`)", kernel.name));
   Pending p;
   p.global = global;
   p.occupancy = occupancy(limits_, kernel.threads_per_cta(), kernel.registers_per_thread, kernel.shared_bytes);
+  p.clusters = active_clusters(kernel, p.occupancy);
+  p.cluster_barriers = barriers && kernel.cluster > 1;
   p.kernel = std::move(kernel);
   p.done = std::move(done);
   queue_.push_back(std::move(p));
   launched_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Gpu::cluster_barrier(std::uint64_t cluster, std::uint64_t cycle, bool exit, std::uint32_t count) {
+  const auto it = clusters_.find(cluster);
+  if (it == clusters_.end()) return;  // a kernel without cluster barriers
+  ClusterBarrier& b = it->second.barrier;
+  if (exit) b.exit(count);
+  else b.arrive(count);
+  // The arrive reaches the cluster's other SMs, and their release comes back, over the SM-to-SM
+  // network: the phase completes dsm_latency after the last arrive [E].
+  if (b.advance())
+    for (int s : it->second.sms)
+      cores_[static_cast<std::size_t>(s)]->cluster_release(cluster, b.phase,
+                                                           cycle + static_cast<std::uint64_t>(timing_.dsm_latency));
+}
+
+std::uint64_t Gpu::active_clusters(const KernelLaunch& k, const Occupancy& o) const {
+  if (k.cluster <= 1) return 0;
+  if (max_cluster_ <= 1)
+    throw std::invalid_argument(
+        fmt::format("a cluster of {} CTAs: this GPU has no thread-block clusters (its "
+                    "max_cluster_size is 1; clusters need compute capability 9.0)",
+                    k.cluster));
+  if (static_cast<int>(k.cluster) > max_cluster_)
+    throw std::invalid_argument(
+        fmt::format("a cluster of {} CTAs: at most {} (the gpu's max_cluster_size; 8 is "
+                    "the portable limit, 16 the non-portable one)",
+                    k.cluster, max_cluster_));
+  if (k.ctas() % k.cluster != 0)
+    throw std::invalid_argument(fmt::format("{} CTAs are not a whole number of clusters of {}", k.ctas(), k.cluster));
+  const std::uint64_t n = max_active_clusters(gpc_sizes_, o.ctas_per_sm, static_cast<int>(k.cluster));
+  if (n == 0)
+    throw std::invalid_argument(fmt::format("a cluster of {} CTAs fits no GPC (the largest has {} SMs)", k.cluster,
+                                            *std::max_element(gpc_sizes_.begin(), gpc_sizes_.end())));
+  return n;
 }
 
 double Gpu::energy_of(const SmCounts& c) const {
@@ -412,6 +492,7 @@ SmCounts Gpu::totals() const {
 KernelRun Gpu::evaluate(const KernelLaunch& kernel) {
   KernelRun r;
   r.occupancy = occupancy(limits_, kernel.threads_per_cta(), kernel.registers_per_thread, kernel.shared_bytes);
+  r.clusters = active_clusters(kernel, r.occupancy);
   MemoryEstimate m;
   const double hz = static_cast<double>(clock().frequency_hz());
   AnalyticMemory* dram = dram_ ? &analytic_memory(*dram_, memory_component_->config()) : nullptr;
@@ -427,7 +508,7 @@ KernelRun Gpu::evaluate(const KernelLaunch& kernel) {
     m.l2_bytes_per_cycle = static_cast<double>(l2.integer("slices") * l2.integer("slice_sectors") * kSectorBytes);
     m.dram_bytes_per_cycle = dram->sustained_bandwidth() / hz;
   }
-  const KernelEstimate e = estimate_kernel(kernel, r.occupancy, timing_, sms_, m);
+  const KernelEstimate e = estimate_kernel(kernel, r.occupancy, timing_, sms_, m, r.clusters * kernel.cluster);
   r.start_cycle = analytic_cycle_;
   r.end_cycle = analytic_cycle_ += e.cycles;
   if (dram && e.dram_bytes > 0) {
@@ -502,9 +583,10 @@ class Gpu::CtaQueue {
   bool empty() const { return next_ == k_.ctas(); }
   void place(SmCore& core, std::uint64_t at) {
     for (std::uint32_t w = 0; w < programs_.size(); ++w) programs_[w] = &k_.program_of(next_, w);
-    core.add_cta(programs_, at, next_ * k_.warps_per_cta());
+    core.add_cta(programs_, at, next_ * k_.warps_per_cta(), static_cast<int>(k_.cluster), next_ / k_.cluster);
     ++next_;
   }
+  std::uint64_t next() const { return next_; }  // the next CTA's number
 
  private:
   const KernelLaunch& k_;
@@ -559,7 +641,104 @@ KernelRun Gpu::run_kernel_windowed(const Pending& p, std::uint64_t start) {
   return r;
 }
 
+KernelRun Gpu::run_kernel_clustered(const Pending& p, std::uint64_t start) {
+  CtaQueue queue(p.kernel);
+  const int cluster = static_cast<int>(p.kernel.cluster);
+  KernelRun r;
+  r.start_cycle = r.end_cycle = start;
+  r.occupancy = p.occupancy;
+  r.clusters = p.clusters;
+  r.waves = cluster_waves(p.kernel.ctas() / p.kernel.cluster, p.clusters);
+  r.warp_instructions = totals().warp_instructions;  // made a difference by end_kernel
+  ClusterPlacer placer(gpc_sizes_, p.occupancy.ctas_per_sm);
+  std::vector<int> sms;
+  const auto place = [&](std::uint64_t at) {  // every waiting cluster that fits, at `at`
+    while (!queue.empty() && placer.place(cluster, sms)) {
+      if (p.cluster_barriers)
+        clusters_[queue.next() / p.kernel.cluster] =
+            ClusterState{ClusterBarrier{p.kernel.cluster * p.kernel.warps_per_cta(), 0, {}}, sms};
+      for (int s : sms) queue.place(*cores_[static_cast<std::size_t>(s)], at);
+    }
+  };
+  place(start);
+  const std::uint64_t total = p.kernel.ctas();
+  std::uint64_t completed = 0;
+  std::vector<std::pair<std::uint64_t, int>> done;  // (cycle a CTA completed, SM)
+  // Every SM to `until`, noting its completions. An SM with nothing to do by then stays where
+  // it is: a CTA placed on it later starts at its own cycle all the same.
+  const auto advance = [&](std::uint64_t until) {
+    int finished = 0;
+    for (int s = 0; s < sms_; ++s) {
+      SmCore& core = *cores_[static_cast<std::size_t>(s)];
+      if (core.next_event() > until) continue;
+      for (std::uint64_t c; (c = core.run(until, finished)) != SmCore::kNever;) done.emplace_back(c, s);
+    }
+  };
+  const auto settle = [&] {  // the completions in time order (ties: SM order), each freeing a slot
+    std::sort(done.begin(), done.end());
+    for (const auto& [c, s] : done) {
+      ++completed;
+      r.end_cycle = std::max(r.end_cycle, c);
+      placer.release(s);
+      place(c);
+    }
+    done.clear();
+  };
+  // A cluster needs several SMs at once, so the SMs cannot run ahead of each other while
+  // clusters wait: they go in step from the earliest event of any SM to the next, and a
+  // waiting cluster is placed the cycle its slots free up. Once every cluster is placed, the
+  // SMs run on by themselves, unless a cluster barrier keeps them in step to the end.
+  const auto in_step = [&](std::uint64_t limit) {
+    while (!queue.empty() || (p.cluster_barriers && completed < total)) {
+      std::uint64_t t = SmCore::kNever;
+      for (const auto& core : cores_) t = std::min(t, core->next_event());
+      if (t >= limit) {
+        if (limit != SmCore::kNever) {
+          advance(limit);
+          settle();
+        }
+        return;
+      }
+      advance(t);  // completions at t, before anything issues at t
+      settle();
+      advance(t + 1);  // the issues of cycle t, and completions at t + 1
+      settle();
+    }
+  };
+  if (p.global) {
+    const auto window = static_cast<std::uint64_t>(l2_->lookahead());
+    for (std::uint64_t t = start; completed < total; t += window) {
+      in_step(t + window);
+      advance(t + window);
+      settle();
+      std::stable_sort(window_.begin(), window_.end(), [](const GlobalAccess& a, const GlobalAccess& b) {
+        return a.cycle != b.cycle ? a.cycle < b.cycle : a.sm < b.sm;
+      });
+      for (const GlobalAccess& a : window_) l2_->access(a);
+      window_.clear();
+      // Nothing left to issue and no data on its way: warps wait at a cluster barrier for good.
+      if (p.cluster_barriers && std::all_of(cores_.begin(), cores_.end(), [](const auto& core) {
+            return core->next_event() == SmCore::kNever && !core->waits_for_memory();
+          }))
+        break;
+      if (completed < total) wait(clock().time_of(t + window) - sc_core::sc_time_stamp());
+    }
+  } else {
+    in_step(SmCore::kNever);
+    if (!queue.empty()) throw std::logic_error("clusters wait on a GPU with no CTA running");
+    advance(SmCore::kNever);
+    settle();
+  }
+  clusters_.clear();
+  if (completed < total)
+    throw std::runtime_error(fmt::format(
+        "kernel {}: warps wait at a cluster barrier the rest of their cluster never reaches", p.kernel.name));
+  end_kernel(p, r);
+  return r;
+}
+
 KernelRun Gpu::run_kernel(const Pending& p, std::uint64_t start) {
+  if (p.kernel.cluster > 1) return run_kernel_clustered(p, start);
   if (p.global) return run_kernel_windowed(p, start);
   CtaQueue queue(p.kernel);
   KernelRun r = begin_kernel(p, start, queue);
@@ -621,6 +800,10 @@ void Gpu::finalize(const sc_core::sc_time& end) {
     counter(fmt::format("tensor_macs.{}", f), "MACs", fmt::format("tensor-core MACs in {}", f)).add(n);
   counter("shared_wavefronts", "wavefronts", "shared-memory wavefronts (one access per bank each)").add(total.shared_wavefronts);
   counter("shared_bytes", "B", "bytes moved by shared-memory instructions").add(total.shared_bytes);
+  if (total.dsm_bytes > 0)
+    counter("dsm_bytes", "B",
+            "bytes remote cluster accesses moved over the SM-to-SM network (distributed shared memory)")
+        .add(total.dsm_bytes);
   const double cycles = static_cast<double>(clock().cycle_at(end));
   scalar("sm_utilization", "fraction", "SM-cycles with a CTA resident over SMs x cycles")
       .set(cycles > 0 ? static_cast<double>(total.busy_cycles) / (cycles * sms_) : 0);

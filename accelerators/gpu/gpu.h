@@ -6,8 +6,10 @@
 //
 // Energy is counted per event (register-file accesses, lane operations by pipe, tensor MACs by
 // format, shared-memory wavefronts) and area per SM, from the technology table.
-// Not modelled yet (issue 21 lands in steps): global memory (L1, L2, crossbar, HBM through
-// memory/dram/), asynchronous copies, clusters, streams and launch overhead.
+// Thread-block clusters (Hopper) are placed whole on SMs of one GPC (ClusterPlacer), and their
+// CTAs reach each other's shared memory over the SM-to-SM network (SmTiming::dsm_latency).
+// Not modelled yet (issue 21 lands in steps): a crossbar with its own bandwidth, asynchronous
+// copies, cluster barriers, streams and launch overhead.
 // Keys are documented in spec() and its sections.
 #pragma once
 
@@ -35,7 +37,8 @@ inline constexpr const char* kGpuRole = "gpu";
 struct KernelRun {
   std::uint64_t start_cycle = 0, end_cycle = 0;
   Occupancy occupancy;
-  std::uint64_t waves = 0;
+  std::uint64_t waves = 0;     // rounds of CTAs, or of clusters when the kernel has them
+  std::uint64_t clusters = 0;  // clusters that co-reside at most (0: no clusters)
   std::uint64_t warp_instructions = 0;
   std::uint64_t cycles() const { return end_cycle - start_cycle; }
 };
@@ -55,6 +58,11 @@ class Gpu : public Component, public tlm::tlm_mm_interface {
   int sms() const { return sms_; }
   const SmLimits& limits() const { return limits_; }
   const SmTiming& timing() const { return timing_; }
+  const std::vector<int>& gpcs() const { return gpc_sizes_; }  // SMs per GPC, numbered GPC by GPC
+  // The clusters of `k` that co-reside under occupancy `o` (0: a kernel without clusters).
+  // Throws std::invalid_argument when the GPU has no clusters, the cluster is too large or
+  // fits no GPC, or the grid is not a whole number of clusters.
+  std::uint64_t active_clusters(const KernelLaunch& k, const Occupancy& o) const;
   void finalize(const sc_core::sc_time& end) override;
   double dynamic_energy_j() const override;
   void free(tlm::tlm_generic_payload* gp) override;  // tlm_mm_interface
@@ -65,6 +73,8 @@ class Gpu : public Component, public tlm::tlm_mm_interface {
     Occupancy occupancy;
     std::function<void(const KernelRun&)> done;
     bool global = false;  // reaches global memory: runs window by window (run_kernel_windowed)
+    std::uint64_t clusters = 0;     // co-resident clusters (0: none)
+    bool cluster_barriers = false;  // has barrier.cluster: the SMs stay in step to its end
   };
   void run();  // SC_THREAD: runs the queued kernels one after another
   KernelRun run_kernel(const Pending& p, std::uint64_t start);
@@ -77,6 +87,9 @@ class Gpu : public Component, public tlm::tlm_mm_interface {
   // SystemC time, then the window's accesses go to the L2 in time order, and the thread waits
   // out the window while the DRAM answers.
   KernelRun run_kernel_windowed(const Pending& p, std::uint64_t start);
+  // A kernel of thread-block clusters: each cluster placed whole on SMs of one GPC
+  // (ClusterPlacer), the SMs in step while clusters wait for room.
+  KernelRun run_kernel_clustered(const Pending& p, std::uint64_t start);
   void issue_dram(int port);  // an SC_THREAD per DRAM port: sends its requests at their cycles
   struct DramPayload : tlm::tlm_generic_payload {
     explicit DramPayload(tlm::tlm_mm_interface* mm) : tlm::tlm_generic_payload(mm) {}
@@ -89,7 +102,16 @@ class Gpu : public Component, public tlm::tlm_mm_interface {
     bool operator>(const DramRequest& o) const { return cycle != o.cycle ? cycle > o.cycle : seq > o.seq; }
   };
 
+  // The barrier of each resident cluster of a kernel with cluster barriers, and its SMs.
+  struct ClusterState {
+    ClusterBarrier barrier;
+    std::vector<int> sms;
+  };
+  std::map<std::uint64_t, ClusterState> clusters_;
+  void cluster_barrier(std::uint64_t cluster, std::uint64_t cycle, bool exit, std::uint32_t count);
   int sms_;
+  int max_cluster_;
+  std::vector<int> gpc_sizes_;
   SmLimits limits_;
   SmTiming timing_;
   std::vector<std::unique_ptr<SmCore>> cores_;

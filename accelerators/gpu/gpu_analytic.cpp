@@ -13,6 +13,7 @@ struct WarpDemand {
   double chain = 0;  // cycles of its dependence chain alone
   double issue = 0, pipes = 0, tensor = 0;  // cycles of its sub-core's issue slots, busiest pipe, tensor core
   double shared = 0;                        // wavefronts of the SM's shared-memory unit
+  double dsm = 0;                           // bytes through the SM's port to the SM-to-SM network
   double l2_bytes = 0, dram_bytes = 0;      // its global traffic beyond the L1, and beyond the L2
   double store_bytes = 0;                   // stores (they reach the DRAM when they overflow the L2)
   SmCounts counts;
@@ -27,7 +28,7 @@ Level level_of(const WarpInstruction& in, const MemoryEstimate& m) {
 
 // The cycles one warp alone takes for `p` run `iterations` times.
 std::uint64_t alone(const WarpProgram& p, std::uint64_t iterations, const SmTiming& timing, const MemoryEstimate& m,
-                    SmCounts* counts = nullptr) {
+                    int cluster, SmCounts* counts = nullptr) {
   WarpProgram q = p;
   q.iterations = iterations;
   SmTiming t = timing;
@@ -37,14 +38,14 @@ std::uint64_t alone(const WarpProgram& p, std::uint64_t iterations, const SmTimi
     const Level l = level_of(in, m);
     return static_cast<std::uint64_t>(l == Level::L1 ? m.l1_latency : l == Level::L2 ? m.l2_latency : m.dram_latency);
   });
-  sm.add_cta(q, 1, 0);
+  sm.add_cta(q, 1, 0, 0, cluster);
   int id = -1;
   const std::uint64_t end = sm.run(SmCore::kNever, id);
   if (counts) *counts = sm.counts();
   return end;
 }
 
-WarpDemand demand(const WarpProgram& p, const SmTiming& t, const MemoryEstimate& m) {
+WarpDemand demand(const WarpProgram& p, const SmTiming& t, const MemoryEstimate& m, int cluster) {
   WarpDemand d;
   if (p.instructions() == 0) return d;
   // The chain: its fixed part from `k` iterations, its slope from one more. With three or more
@@ -52,10 +53,10 @@ WarpDemand demand(const WarpProgram& p, const SmTiming& t, const MemoryEstimate&
   // cache).
   const std::uint64_t k = p.iterations >= 3 ? 2 : std::min<std::uint64_t>(1, p.iterations);
   SmCounts one, two;
-  const std::uint64_t tk = alone(p, k, t, m, &one);
+  const std::uint64_t tk = alone(p, k, t, m, cluster, &one);
   double slope = 0;
   if (p.iterations > k && !p.body.empty())
-    slope = static_cast<double>(alone(p, k + 1, t, m, &two)) - static_cast<double>(tk);
+    slope = static_cast<double>(alone(p, k + 1, t, m, cluster, &two)) - static_cast<double>(tk);
   d.chain = static_cast<double>(tk) + slope * static_cast<double>(p.iterations - k);
   // Resources: per instruction, scaled by the loop.
   SmCore probe(t);
@@ -72,6 +73,13 @@ WarpDemand demand(const WarpProgram& p, const SmTiming& t, const MemoryEstimate&
         case WarpOp::Wgmma:
           d.tensor += times * static_cast<double>(probe.tensor_cycles(in, probe.tensor_rate(p.formats.at(in.format))));
           break;
+        case WarpOp::LdsCluster:
+        case WarpOp::StsCluster:
+          if (cluster > 1 && in.cluster_peer % cluster != 0) {
+            d.dsm += times * probe.distinct_words(in, p.addresses) * t.bank_bytes;
+            break;
+          }
+          [[fallthrough]];
         case WarpOp::Lds:
         case WarpOp::Sts: d.shared += times * probe.wavefronts(in, p.addresses); break;
         case WarpOp::Ldg:
@@ -115,6 +123,7 @@ WarpDemand demand(const WarpProgram& p, const SmTiming& t, const MemoryEstimate&
     for (const auto& [f, n] : two.tensor_macs) d.counts.tensor_macs[f] = scale(one.tensor_macs.count(f) ? one.tensor_macs.at(f) : 0, n);
     d.counts.shared_wavefronts = scale(one.shared_wavefronts, two.shared_wavefronts);
     d.counts.shared_bytes = scale(one.shared_bytes, two.shared_bytes);
+    d.counts.dsm_bytes = scale(one.dsm_bytes, two.dsm_bytes);
     d.counts.rf_reads = scale(one.rf_reads, two.rf_reads);
     d.counts.rf_writes = scale(one.rf_writes, two.rf_writes);
   }
@@ -125,13 +134,13 @@ WarpDemand demand(const WarpProgram& p, const SmTiming& t, const MemoryEstimate&
 double wave_cycles(const KernelLaunch& k, std::uint64_t first, std::uint64_t ctas, const SmTiming& t,
                    const MemoryEstimate& m, int sms_busy, std::map<const WarpProgram*, WarpDemand>& cache) {
   std::vector<double> issue(static_cast<std::size_t>(t.sub_cores)), pipes(issue.size()), tensor(issue.size());
-  double chain = 0, shared = 0, l2 = 0, dram = 0;
+  double chain = 0, shared = 0, dsm = 0, l2 = 0, dram = 0;
   std::size_t sub = 0;
   for (std::uint64_t c = first; c < first + ctas; ++c)
     for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w, sub = (sub + 1) % issue.size()) {
       const WarpProgram& p = k.program_of(c, w);
       auto it = cache.find(&p);
-      if (it == cache.end()) it = cache.emplace(&p, demand(p, t, m)).first;
+      if (it == cache.end()) it = cache.emplace(&p, demand(p, t, m, static_cast<int>(k.cluster))).first;
       const WarpDemand& d = it->second;
       chain = std::max(chain, d.chain);
       l2 += d.l2_bytes;
@@ -140,9 +149,10 @@ double wave_cycles(const KernelLaunch& k, std::uint64_t first, std::uint64_t cta
       pipes[sub] += d.pipes;
       tensor[sub] += d.tensor;
       shared += d.shared;
+      dsm += d.dsm;
     }
   // The SMs of the wave share the L2 and the DRAM.
-  double bound = std::max(chain, shared);
+  double bound = std::max({chain, shared, dsm / t.dsm_bytes_per_cycle});
   if (m.l2_bytes_per_cycle > 0) bound = std::max(bound, l2 * sms_busy / m.l2_bytes_per_cycle);
   if (m.dram_bytes_per_cycle > 0) bound = std::max(bound, dram * sms_busy / m.dram_bytes_per_cycle);
   for (std::size_t s = 0; s < issue.size(); ++s) bound = std::max({bound, issue[s], pipes[s], tensor[s]});
@@ -152,11 +162,12 @@ double wave_cycles(const KernelLaunch& k, std::uint64_t first, std::uint64_t cta
 }  // namespace
 
 KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, const SmTiming& t, int sms,
-                               const MemoryEstimate& m) {
+                               const MemoryEstimate& m, std::uint64_t ctas_per_wave) {
   KernelEstimate e;
-  e.waves = waves(k.ctas(), occ, sms);
   std::map<const WarpProgram*, WarpDemand> cache;
-  const std::uint64_t per_wave = static_cast<std::uint64_t>(occ.ctas_per_sm) * static_cast<std::uint64_t>(sms);
+  const std::uint64_t per_wave =
+      ctas_per_wave > 0 ? ctas_per_wave : static_cast<std::uint64_t>(occ.ctas_per_sm) * static_cast<std::uint64_t>(sms);
+  e.waves = (k.ctas() + per_wave - 1) / per_wave;
   double cycles = 0;
   for (std::uint64_t first = 0; first < k.ctas(); first += per_wave) {
     // A wave's SMs hold the CTAs spread evenly; the busiest SM (the most CTAs) sets its time.
@@ -183,7 +194,7 @@ KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, cons
     for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w) {
       const WarpProgram& p = k.program_of(c, w);
       auto it = cache.find(&p);
-      if (it == cache.end()) it = cache.emplace(&p, demand(p, t, m)).first;
+      if (it == cache.end()) it = cache.emplace(&p, demand(p, t, m, static_cast<int>(k.cluster))).first;
       if (k.warp_programs.empty()) {  // every warp the same: count once, times the grid
         e.counts.add(it->second.counts, k.ctas() * k.warps_per_cta());
         e.dram_bytes = static_cast<std::uint64_t>(it->second.dram_bytes) * k.ctas() * k.warps_per_cta() +

@@ -4,7 +4,7 @@
 //   - one warp's dependence chain: a lone warp's pass over one and two loop iterations gives
 //     the chain's fixed part and its time per iteration (no other warp, no contention);
 //   - each sub-core's issue slots, pipe cycles and tensor-core cycles, summed over its warps;
-//   - the SM's shared-memory wavefronts;
+//   - the SM's shared-memory wavefronts, and its port's bytes to the SM-to-SM network;
 //   - its share of the L2's and the DRAM's bandwidth for its global traffic (a load's latency
 //     in the lone pass is that of the level its footprint fits: MemoryEstimate).
 // Full waves run at the occupancy's CTAs per SM, the last one at what is left. The counts (warp
@@ -33,7 +33,9 @@ struct KernelEstimate {
   std::uint64_t dram_bytes = 0;  // global traffic that reaches the DRAM
 };
 
+// `ctas_per_wave`: the CTAs of a wave when not ctas_per_sm x sms (a kernel of clusters: its
+// co-resident clusters' CTAs).
 KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, const SmTiming& t, int sms,
-                               const MemoryEstimate& m = {});
+                               const MemoryEstimate& m = {}, std::uint64_t ctas_per_wave = 0);
 
 }  // namespace strata

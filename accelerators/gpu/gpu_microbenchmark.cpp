@@ -131,6 +131,26 @@ Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming
     b.unit = "cycles";
     b.count = iterations;
     warps = warps ? warps : 1;
+  } else if (kind == "dsm_chase") {
+    // Distributed shared memory: every lane follows one pointer through the shared memory of
+    // the next CTA of its cluster (ld.shared::cluster on another SM), or its own CTA's.
+    WarpInstruction in = op(WarpOp::LdsCluster, 0, {0});
+    in.lane_stride = 0;
+    in.width = static_cast<std::uint8_t>(c.width);
+    in.cluster_peer = c.remote ? 1 : 0;
+    p.body = {in};
+    b.unit = "cycles";
+    b.count = iterations;
+    warps = warps ? warps : 1;
+  } else if (kind == "cluster_sync") {
+    // cluster.sync(): barrier.cluster.arrive then .wait, back to back, in every warp.
+    WarpInstruction arrive, wait;
+    arrive.op = WarpOp::BarClusterArrive;
+    wait.op = WarpOp::BarClusterWait;
+    p.body = {arrive, wait};
+    b.unit = "cycles";
+    b.count = iterations;
+    warps = warps ? warps : 1;
   } else if (kind == "shared_bandwidth") {
     for (std::uint8_t r = 0; r < 8; ++r) {
       WarpInstruction in = op(WarpOp::Lds, r, {8});
@@ -280,8 +300,16 @@ Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming
   if (t.dependences == SmTiming::Dependences::ControlBits) assign_control_bits(p, t);
   b.kernel.name = kind;
   b.kernel.block = {static_cast<std::uint32_t>(warps) * 32, 1, 1};
+  // Clusters: dsm_chase's own is a pair; a grid smaller than one cluster is one cluster.
+  const int cluster = c.cluster > 0 ? c.cluster : kind == "dsm_chase" || kind == "cluster_sync" ? 2 : 1;
+  b.kernel.cluster = static_cast<std::uint32_t>(cluster);
   const bool streams = kind == "global_copy" || kind == "global_read" || kind == "tma_read" || kind == "cp_async_read";
-  if (!streams) b.kernel.grid = {static_cast<std::uint32_t>(c.ctas), 1, 1};
+  if (!streams)
+    b.kernel.grid = {static_cast<std::uint32_t>(std::max<std::uint64_t>(c.ctas, static_cast<std::uint64_t>(cluster))),
+                     1, 1};
+  if (b.kernel.ctas() % static_cast<std::uint64_t>(cluster) != 0)
+    throw MicrobenchmarkError(
+        "ctas", fmt::format("{} CTAs are not a whole number of clusters of {}", b.kernel.ctas(), cluster));
   b.kernel.registers_per_thread = c.registers;
   b.kernel.shared_bytes = std::max(b.kernel.shared_bytes, c.shared);
   b.kernel.program = program;
@@ -322,6 +350,10 @@ class MicrobenchmarkDriver : public Component {
     ctx.report("latency_s", stat_name("completion_time"));
     ctx.report("ctas_per_sm", stat_name("ctas_per_sm"));
     ctx.report("waves", stat_name("waves"));
+    if (bench_.kernel.cluster > 1) {
+      clusters_ = &scalar("clusters", "clusters", "clusters that co-reside at most (cudaOccupancyMaxActiveClusters)");
+      ctx.report("clusters", stat_name("clusters"));
+    }
     SC_HAS_PROCESS(MicrobenchmarkDriver);
     SC_THREAD(start);
   }
@@ -352,6 +384,7 @@ class MicrobenchmarkDriver : public Component {
     completion_.set(to_seconds(end));
     ctas_per_sm_.set(r.occupancy.ctas_per_sm);
     waves_.set(static_cast<double>(r.waves));
+    if (clusters_) clusters_->set(static_cast<double>(r.clusters));
     finished_ = true;
   }
 
@@ -364,6 +397,7 @@ class MicrobenchmarkDriver : public Component {
   Scalar& ctas_per_sm_;
   Scalar& waves_;
   Scalar* error_ = nullptr;
+  Scalar* clusters_ = nullptr;
   bool finished_ = false;
 };
 
@@ -374,7 +408,8 @@ KindSpec GpuMicrobenchmarkWorkload::spec() {
   s.add(
       param::choice("benchmark",
                     {"ffma_chain", "issue_rate", "mma_chain", "mma_rate", "wgmma_chain", "wgmma_rate", "shared_chase",
-                     "shared_bandwidth", "global_chase", "global_copy", "global_read", "tma_read", "cp_async_read"},
+                     "shared_bandwidth", "global_chase", "global_copy", "global_read", "tma_read", "cp_async_read",
+                     "dsm_chase", "cluster_sync"},
                     "what to measure (see docs/gpu.md): *_chain a dependent latency in cycles, *_rate a throughput per "
                     "SM, shared_bandwidth bytes per cycle per SM"));
   s.add(param::choice("pipe", {"int", "fp32", "fp64", "sfu"}, "issue_rate: the pipe its instructions use").def("fp32"));
@@ -408,6 +443,15 @@ KindSpec GpuMicrobenchmarkWorkload::spec() {
             .def("4 KiB")
             .range("512 B", "64 KiB"));
   s.add(param::integer("ctas", "CTAs in the grid (one SM runs one CTA by default)").def("1").range("1", "4294967295"));
+  s.add(param::integer("cluster",
+                       "CTAs per thread-block cluster (Hopper); 0: the benchmark's own (2 for dsm_chase and "
+                       "cluster_sync, else 1); a grid of fewer CTAs is one cluster")
+            .def("0")
+            .range("0", "16"));
+  s.add(param::boolean("remote",
+                       "dsm_chase: chase through the next CTA's shared memory in the cluster, on another SM; false: "
+                       "the CTA's own, through the same ld.shared::cluster (the local path)")
+            .def("true"));
   s.add(param::integer("registers", "registers per thread (occupancy)").def("32").range("1", "1024"));
   s.add(param::quantity("shared", UnitFamily::Size, "shared memory per CTA (occupancy)").def("0 B").range("0 B", "16 MiB"));
   s.add(param::real("reference", "the published figure in the benchmark's unit, to report the error against; 0: none")
@@ -434,6 +478,8 @@ GpuMicrobenchmarkWorkload::GpuMicrobenchmarkWorkload(const ValidatedNode& cfg, S
   config_.warm = p.flag("warm");
   config_.stages = static_cast<int>(p.integer("stages"));
   config_.box = static_cast<std::uint64_t>(p.quantity("box"));
+  config_.cluster = static_cast<int>(p.integer("cluster"));
+  config_.remote = p.flag("remote");
   config_.registers = static_cast<std::uint32_t>(p.integer("registers"));
   config_.shared = static_cast<std::uint64_t>(p.quantity("shared"));
 }
@@ -451,11 +497,17 @@ void GpuMicrobenchmarkWorkload::bind(Component& hardware) {
   } catch (const MicrobenchmarkError& e) {
     throw InputError(cfg_.params.where(e.key), "workload." + e.key, e.what());
   }
+  Occupancy o;
   try {
-    occupancy(gpu->limits(), b.kernel.threads_per_cta(), b.kernel.registers_per_thread, b.kernel.shared_bytes);
+    o = occupancy(gpu->limits(), b.kernel.threads_per_cta(), b.kernel.registers_per_thread, b.kernel.shared_bytes);
   } catch (const OccupancyError& e) {
     const std::string key = e.limit == "registers" ? "registers" : e.limit == "shared_memory" ? "shared" : "warps";
     throw InputError(cfg_.params.where(key), "workload." + key, e.what());
+  }
+  try {
+    gpu->active_clusters(b.kernel, o);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(cfg_.params.where("cluster"), "workload.cluster", e.what());
   }
   driver_ = std::make_unique<MicrobenchmarkDriver>("workload", cfg_, ctx_, *gpu, std::move(b), cfg_.params.real("reference"));
 }

@@ -17,6 +17,10 @@
 //                     memory by TMA boxes through `stages` mbarrier-
 //                     guarded buffers
 //   cp_async_read     the same with cp.async commit groups          GB/s, the whole GPU
+//   dsm_chase         dependent ld.shared::cluster into the next   latency, cycles
+//                     CTA of a cluster of 2 (`remote: false`: its
+//                     own CTA's shared memory)
+//   cluster_sync      barrier.cluster arrive + wait, a cluster of 2 cycles per barrier
 // By default one CTA runs on one SM. With `ctas` (and the CTA's `registers` and `shared`
 // memory) the grid spreads over the SMs under the occupancy rules: a rate then counts every
 // CTA's work per SM in use, a latency is per wave. summary.json gets `measured`, `unit`, and
@@ -50,6 +54,8 @@ struct MicrobenchmarkConfig {
   bool warm = true;                    // global_chase: a pass over the footprint first
   int stages = 4;                      // tma_read, cp_async_read: buffers in flight per warp
   std::uint64_t box = 4 << 10;         // tma_read, cp_async_read: bytes a stage
+  int cluster = 0;                     // CTAs per cluster; 0: the benchmark's own (dsm_chase 2, else 1)
+  bool remote = true;                  // dsm_chase: the next CTA's shared memory, not its own
   std::uint64_t ctas = 1;       // the grid
   std::uint32_t registers = 32;  // per thread
   std::uint64_t shared = 0;     // bytes per CTA

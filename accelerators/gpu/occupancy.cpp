@@ -63,4 +63,70 @@ std::uint64_t waves(std::uint64_t ctas, const Occupancy& o, int sms) {
   return per_wave == 0 ? 0 : (ctas + per_wave - 1) / per_wave;
 }
 
+std::vector<int> gpc_sizes(int sms, int gpcs) {
+  if (sms <= 0 || gpcs <= 0 || gpcs > sms)
+    throw std::invalid_argument(fmt::format("{} GPCs of {} SMs: 1 to {} GPCs", gpcs, sms, sms));
+  const int unit = sms >= 2 * gpcs ? 2 : 1;  // TPCs when every GPC gets at least one
+  const int units = sms / unit, base = units / gpcs, extra = units % gpcs;
+  std::vector<int> sizes(static_cast<std::size_t>(gpcs));
+  for (int g = 0; g < gpcs; ++g) sizes[static_cast<std::size_t>(g)] = (base + (g < extra ? 1 : 0)) * unit;
+  sizes.back() += sms - units * unit;  // an odd SM
+  return sizes;
+}
+
+std::uint64_t max_active_clusters(const std::vector<int>& gpcs, int ctas_per_sm, int cluster) {
+  if (cluster <= 0) return 0;
+  std::uint64_t n = 0;
+  for (int sms : gpcs)
+    if (sms >= cluster)
+      n += static_cast<std::uint64_t>(sms) * static_cast<std::uint64_t>(ctas_per_sm) /
+           static_cast<std::uint64_t>(cluster);
+  return n;
+}
+
+std::uint64_t cluster_waves(std::uint64_t clusters, std::uint64_t active) {
+  return active == 0 ? 0 : (clusters + active - 1) / active;
+}
+
+ClusterPlacer::ClusterPlacer(const std::vector<int>& gpcs, int ctas_per_sm) {
+  int sm = 0;
+  for (std::size_t g = 0; g < gpcs.size(); ++g) {
+    first_.push_back(sm);
+    size_.push_back(gpcs[g]);
+    for (int i = 0; i < gpcs[g]; ++i, ++sm) {
+      gpc_.push_back(static_cast<int>(g));
+      room_.push_back(ctas_per_sm);
+    }
+  }
+}
+
+bool ClusterPlacer::place(int cluster, std::vector<int>& sms) {
+  int best = -1, best_room = 0;
+  for (std::size_t g = 0; g < first_.size(); ++g) {
+    int with_room = 0, total = 0;
+    for (int s = first_[g]; s < first_[g] + size_[g]; ++s) {
+      with_room += room_[static_cast<std::size_t>(s)] > 0;
+      total += room_[static_cast<std::size_t>(s)];
+    }
+    if (with_room >= cluster && total > best_room) {
+      best = static_cast<int>(g);
+      best_room = total;
+    }
+  }
+  if (best < 0) return false;
+  sms.clear();
+  for (int s = first_[static_cast<std::size_t>(best)];
+       s < first_[static_cast<std::size_t>(best)] + size_[static_cast<std::size_t>(best)]; ++s)
+    if (room_[static_cast<std::size_t>(s)] > 0) sms.push_back(s);
+  std::stable_sort(sms.begin(), sms.end(), [&](int a, int b) {
+    return room_[static_cast<std::size_t>(a)] > room_[static_cast<std::size_t>(b)];
+  });
+  sms.resize(static_cast<std::size_t>(cluster));
+  std::sort(sms.begin(), sms.end());
+  for (int s : sms) --room_[static_cast<std::size_t>(s)];
+  return true;
+}
+
+void ClusterPlacer::release(int sm) { ++room_[static_cast<std::size_t>(sm)]; }
+
 }  // namespace strata

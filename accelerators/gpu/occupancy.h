@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace strata {
 
@@ -49,5 +50,37 @@ Occupancy occupancy(const SmLimits& sm, std::uint32_t threads_per_cta, std::uint
 
 // Rounds of ctas_per_sm x sms CTAs the grid needs.
 std::uint64_t waves(std::uint64_t ctas, const Occupancy& o, int sms);
+
+// Thread-block clusters (Hopper). The SMs of a GPU are numbered GPC by GPC; gpc_sizes(sms,
+// gpcs) spreads `sms` SMs over `gpcs` GPCs as evenly as whole TPCs (pairs of SMs) allow, the
+// larger GPCs first: H100 SXM 132 over 8 is 18, 18, 16, 16, 16, 16, 16, 16. Single SMs are
+// dealt instead when there are fewer than two a GPC.
+std::vector<int> gpc_sizes(int sms, int gpcs);
+
+// Clusters of `cluster` CTAs an SM holding `ctas_per_sm` lets co-reside, as
+// cudaOccupancyMaxActiveClusters counts them: a cluster's CTAs go to distinct SMs of one GPC,
+// so a GPC of n SMs holds floor(n x ctas_per_sm / cluster) clusters when n >= cluster, none
+// otherwise. 0: the cluster fits no GPC.
+std::uint64_t max_active_clusters(const std::vector<int>& gpcs, int ctas_per_sm, int cluster);
+
+// Rounds of `active` clusters a grid of `clusters` needs.
+std::uint64_t cluster_waves(std::uint64_t clusters, std::uint64_t active);
+
+// Where the GPU places clusters: into the GPC with the most free CTA slots among those with
+// `cluster` SMs that have room (ties: the lower GPC), on its SMs with the most room (ties: the
+// lower SM). A cluster that fits no GPC waits until enough CTAs complete.
+class ClusterPlacer {
+ public:
+  ClusterPlacer(const std::vector<int>& gpcs, int ctas_per_sm);
+  // The SMs, ascending (rank i on sms[i]), of one more cluster, marked taken; false when none fits.
+  bool place(int cluster, std::vector<int>& sms);
+  void release(int sm);  // a CTA on `sm` completed
+  int gpc_of(int sm) const { return gpc_[static_cast<std::size_t>(sm)]; }
+  int room(int sm) const { return room_[static_cast<std::size_t>(sm)]; }
+
+ private:
+  std::vector<int> first_, size_;  // per GPC: its first SM and its SMs
+  std::vector<int> gpc_, room_;    // per SM: its GPC and the CTAs it may still take
+};
 
 }  // namespace strata

@@ -24,6 +24,7 @@ void SmCounts::add(const SmCounts& c, std::uint64_t times) {
   for (const auto& [f, n] : c.tensor_macs) tensor_macs[f] += n * times;
   shared_wavefronts += c.shared_wavefronts * times;
   shared_bytes += c.shared_bytes * times;
+  dsm_bytes += c.dsm_bytes * times;
   l1_hit_sectors += c.l1_hit_sectors * times;
   l1_miss_sectors += c.l1_miss_sectors * times;
   store_sectors += c.store_sectors * times;
@@ -72,22 +73,31 @@ std::uint64_t SmCore::tensor_cycles(const WarpInstruction& in, double dense_rate
   return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(static_cast<double>(macs) / rate)));
 }
 
-int SmCore::wavefronts(const WarpInstruction& in, const std::vector<std::uint64_t>& pool) const {
-  // Lanes reading the same word share it (broadcast); distinct words in one bank take one
-  // wavefront each.
-  std::vector<std::uint64_t> words;
+std::vector<std::uint64_t> SmCore::words(const WarpInstruction& in, const std::vector<std::uint64_t>& pool) const {
+  std::vector<std::uint64_t> out;
   const std::uint64_t per_lane =
       std::max<std::uint64_t>(1, div_up(in.width, static_cast<std::uint64_t>(t_.bank_bytes)));
   for (int lane = 0; lane < 32; ++lane) {
     if (!(in.active_mask >> lane & 1u)) continue;
     const std::uint64_t first = in.address(lane, pool) / static_cast<std::uint64_t>(t_.bank_bytes);
-    for (std::uint64_t w = 0; w < per_lane; ++w) words.push_back(first + w);
+    for (std::uint64_t w = 0; w < per_lane; ++w) out.push_back(first + w);
   }
-  std::sort(words.begin(), words.end());
-  words.erase(std::unique(words.begin(), words.end()), words.end());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+int SmCore::distinct_words(const WarpInstruction& in, const std::vector<std::uint64_t>& pool) const {
+  return static_cast<int>(words(in, pool).size());
+}
+
+int SmCore::wavefronts(const WarpInstruction& in, const std::vector<std::uint64_t>& pool) const {
+  // Lanes reading the same word share it (broadcast); distinct words in one bank take one
+  // wavefront each.
   std::vector<int> per_bank(static_cast<std::size_t>(t_.shared_banks), 0);
   int most = 1;
-  for (std::uint64_t w : words) most = std::max(most, ++per_bank[w % static_cast<std::uint64_t>(t_.shared_banks)]);
+  for (std::uint64_t w : words(in, pool))
+    most = std::max(most, ++per_bank[w % static_cast<std::uint64_t>(t_.shared_banks)]);
   return most;
 }
 
@@ -137,7 +147,8 @@ std::uint64_t SmCore::register_reads(SubCore& s, int wi, const WarpInstruction& 
   return most;
 }
 
-int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64_t at, std::uint64_t first_warp) {
+int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64_t at, std::uint64_t first_warp,
+                    int cluster, std::uint64_t cluster_id) {
   if (live_ctas_ == 0) {
     now_ = std::max(now_, at);
     resident_since_ = now_;
@@ -151,7 +162,8 @@ int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64
     ctas_.emplace_back();
   }
   const int warps = static_cast<int>(programs.size());
-  ctas_[static_cast<std::size_t>(id)] = Cta{warps, 0, 0, at, true, {}};
+  ctas_[static_cast<std::size_t>(id)] = Cta{warps, 0, 0, std::max(1, cluster), cluster_id, 0, 0, at, true, {}};
+  wake_ = std::min(wake_, std::max(now_, at));
   ++live_ctas_;
   ++counts_.ctas;
   for (std::size_t i = 0; i < programs.size(); ++i) {
@@ -223,6 +235,10 @@ std::uint64_t SmCore::ready_at(const Warp& w, const SubCore& s) const {
       const bool done = in.mbarrier < c.mbarriers.size() && phase < c.mbarriers[in.mbarrier].completed.size();
       t = std::max(t, done ? c.mbarriers[in.mbarrier].completed[phase] : kNever);
     }
+    if (in.op == WarpOp::BarClusterWait) {
+      const Cta& c = ctas_[static_cast<std::size_t>(w.cta)];
+      t = c.phases < w.arrivals ? kNever : std::max(t, c.phases_at);
+    }
     w.own_ready = t;
     w.next_op = in.op;
     w.own_valid = true;
@@ -230,6 +246,10 @@ std::uint64_t SmCore::ready_at(const Warp& w, const SubCore& s) const {
   std::uint64_t t = std::max({w.own_ready, pipe_free(s, w.next_op), s.read_free});
   const auto queue = static_cast<std::uint64_t>(t_.shared_queue);
   if ((w.next_op == WarpOp::Lds || w.next_op == WarpOp::Sts) && shared_free_ > queue) t = std::max(t, shared_free_ - queue);
+  // A cluster access to its own CTA's shared memory queues as a shared one.
+  if ((w.next_op == WarpOp::LdsCluster || w.next_op == WarpOp::StsCluster) && shared_free_ > queue &&
+      !remote(w.program->at(w.pc), w.cta))
+    t = std::max(t, shared_free_ - queue);
   return t;
 }
 
@@ -336,6 +356,22 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
     case WarpOp::WgmmaWait:
       while (w.wgmma.size() > in.pending) w.wgmma.pop_front();
       break;
+    case WarpOp::LdsCluster:
+    case WarpOp::StsCluster:
+      if (remote(in, w.cta)) {
+        // Over the SM-to-SM network: the port moves the distinct words' bytes at its rate, and
+        // a load's data comes back dsm_latency cycles after it starts (a store is posted).
+        auto [it, fresh] = dsm_bytes_.try_emplace(&in, 0);
+        if (fresh) it->second = static_cast<std::uint64_t>(distinct_words(in, w.program->addresses)) * t_.bank_bytes;
+        const auto busy =
+            static_cast<std::uint64_t>(std::ceil(static_cast<double>(it->second) / t_.dsm_bytes_per_cycle - 1e-9));
+        const std::uint64_t start = std::max(now, dsm_free_);
+        dsm_free_ = start + std::max<std::uint64_t>(1, busy);
+        done = in.op == WarpOp::LdsCluster ? start + static_cast<std::uint64_t>(t_.dsm_latency) + busy - 1 : dsm_free_;
+        counts_.dsm_bytes += it->second;
+        break;
+      }
+      [[fallthrough]];  // its own CTA's shared memory: the local path
     case WarpOp::Lds:
     case WarpOp::Sts: {
       auto [it, fresh] = wavefronts_.try_emplace(&in, 0);
@@ -355,6 +391,22 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
       else release_barrier(w.cta, now);
       break;
     }
+    case WarpOp::BarClusterArrive: {
+      // The arrive reaches the cluster's other SMs, and their release comes back, over the
+      // SM-to-SM network: the phase completes dsm_latency after the last arrive [E].
+      const std::uint32_t phase = w.arrivals++;
+      if (shared_cluster(w.cta)) {
+        cluster_arrive_(ctas_[static_cast<std::size_t>(w.cta)].cluster_id, phase, now);
+      } else {
+        auto [b, fresh] = own_barriers_.try_emplace(w.cta);
+        if (fresh) b->second.warps = static_cast<std::uint32_t>(ctas_[static_cast<std::size_t>(w.cta)].warps_left);
+        b->second.arrive(phase);
+        if (b->second.advance())
+          cluster_phases(w.cta, b->second.phase, now + static_cast<std::uint64_t>(t_.dsm_latency));
+      }
+      break;
+    }
+    case WarpOp::BarClusterWait: break;  // issues once its phase is complete (ready_at)
     case WarpOp::Ldg:
     case WarpOp::Stg: done = global_access(w, wi, in, std::max(now, shared_free_)); break;
     case WarpOp::CpAsync:
@@ -416,6 +468,12 @@ void SmCore::retire(int wi, std::uint64_t at) {
   --c.warps_left;
   // An exited warp no longer holds a barrier up: the warps waiting there go on.
   if (c.at_barrier > 0 && c.at_barrier >= c.warps_left) release_barrier(w.cta, at);
+  if (shared_cluster(w.cta)) {
+    cluster_exit_(c.cluster_id, w.arrivals, at);
+  } else if (const auto b = own_barriers_.find(w.cta); b != own_barriers_.end()) {
+    b->second.exit(w.arrivals);
+    if (b->second.advance()) cluster_phases(w.cta, b->second.phase, at + static_cast<std::uint64_t>(t_.dsm_latency));
+  }
   check_cta(w.cta);
 }
 
@@ -428,6 +486,22 @@ void SmCore::release_barrier(int cta, std::uint64_t now) {
       o.next_issue = std::max(o.next_issue, now + 1);
       o.own_valid = false;
     }
+}
+
+void SmCore::cluster_phases(int cta, std::uint32_t phases, std::uint64_t cycle) {
+  Cta& c = ctas_[static_cast<std::size_t>(cta)];
+  c.phases = phases;
+  c.phases_at = cycle;
+  for (Warp& o : warps_)
+    if (o.active && o.cta == cta) o.own_valid = false;
+  for (SubCore& x : subs_) x.earliest = 0;
+  wake_ = std::min(wake_, std::max(now_, cycle));
+}
+
+void SmCore::cluster_release(std::uint64_t cluster, std::uint32_t phases, std::uint64_t cycle) {
+  for (std::size_t i = 0; i < ctas_.size(); ++i)
+    if (ctas_[i].live && ctas_[i].cluster > 1 && ctas_[i].cluster_id == cluster)
+      cluster_phases(static_cast<int>(i), phases, cycle);
 }
 
 void SmCore::check_cta(int cta) {
@@ -565,6 +639,7 @@ void SmCore::load_done(int wi, const WarpInstruction& in, std::uint64_t cycle, s
   w.done_at = std::max(w.done_at, cycle);
   w.own_valid = false;
   for (SubCore& s : subs_) s.earliest = std::min(s.earliest, cycle);
+  wake_ = std::min(wake_, cycle);
   Cta& c = ctas_[static_cast<std::size_t>(w.cta)];
   c.done_at = std::max(c.done_at, cycle);
   --c.loads_out;
@@ -626,8 +701,10 @@ std::uint64_t SmCore::run(std::uint64_t until, int& finished) {
           }
         }
         ctas_[static_cast<std::size_t>(id)].live = false;
+        own_barriers_.erase(id);
         free_ctas_.push_back(id);
         if (--live_ctas_ == 0) counts_.busy_cycles += cycle - resident_since_;
+        wake_ = now_;  // another CTA may complete, or a warp issue, in this cycle
         finished = id;
         return cycle;
       }
@@ -648,10 +725,13 @@ std::uint64_t SmCore::run(std::uint64_t until, int& finished) {
     }
     if (issued) next = now_ + 1;
     for (const auto& c : completing_) next = std::min(next, c.first);
+    wake_ = next;
     if (next == kNever) {
-      // Every warp waits for data from outside the SM: complete() comes before `until`'s
-      // window is simulated.
-      if (loads_.empty())
+      // Every warp waits for data from outside the SM, complete() coming before `until`'s
+      // window is simulated, or for a cluster barrier that other SMs' warps release.
+      const bool cluster_wait = std::any_of(ctas_.begin(), ctas_.end(),
+                                            [&](const Cta& c) { return c.live && c.cluster > 1 && cluster_arrive_; });
+      if (loads_.empty() && !cluster_wait)
         throw std::logic_error(
             "every resident warp of an SM waits for something nothing will bring (a barrier, an mbarrier phase or a "
             "cp.async group that cannot complete): the kernel deadlocks");

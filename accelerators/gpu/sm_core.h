@@ -61,6 +61,11 @@ struct SmTiming {
   // lookups it does a cycle (its data path moves four sectors a cycle). 0 bytes: no L1.
   std::uint64_t l1_bytes = 0;
   int l1_ways = 4, l1_latency = 33;
+  // Distributed shared memory (clusters): the cycles from a load of another CTA's shared memory
+  // in the cluster (ld.shared::cluster on a remote SM) to its data, and the bytes a cycle the
+  // SM's port to the SM-to-SM network moves (its own remote loads' data and stores').
+  int dsm_latency = 194;
+  double dsm_bytes_per_cycle = 32;
 
   // Cycles a warp instruction holds its pipe (1 for ops without one), and the cycles from its
   // issue to a dependent instruction's (0 for ops whose latency is not the pipe's).
@@ -82,6 +87,31 @@ struct GlobalAccess {
   bool write = false;
 };
 
+// The phases of one cluster's barrier (barrier.cluster): phase p completes when every warp of
+// the cluster that has not exited has made its (p+1)-th arrive.
+struct ClusterBarrier {
+  std::uint32_t warps = 0;                         // the cluster's warps not exited
+  std::uint32_t phase = 0;                         // phases completed
+  std::map<std::uint32_t, std::uint32_t> arrived;  // by phase: the warps that arrived at it
+  void arrive(std::uint32_t p) { ++arrived[p]; }
+  // A warp exits after `arrivals` arrives: it no longer counts, in its early arrivals either.
+  void exit(std::uint32_t arrivals) {
+    --warps;
+    for (std::uint32_t p = phase; p < arrivals; ++p) --arrived[p];
+  }
+  // Completes the phases every warp has reached; true when one completed.
+  bool advance() {
+    bool any = false;
+    for (auto it = arrived.find(phase); warps > 0 && it != arrived.end() && it->second >= warps;
+         it = arrived.find(phase)) {
+      arrived.erase(it);
+      ++phase;
+      any = true;
+    }
+    return any;
+  }
+};
+
 // What an SM counts (the component turns them into statistics).
 struct SmCounts {
   std::uint64_t warp_instructions = 0;
@@ -90,6 +120,7 @@ struct SmCounts {
   std::uint64_t rf_reads = 0, rf_writes = 0;  // warp-wide (32 x 32-bit) register reads and writes
   std::map<std::string, std::uint64_t> tensor_macs;  // by format
   std::uint64_t shared_wavefronts = 0, shared_bytes = 0;
+  std::uint64_t dsm_bytes = 0;  // moved over the SM-to-SM network by remote cluster accesses
   std::uint64_t l1_hit_sectors = 0, l1_miss_sectors = 0, store_sectors = 0;
   std::uint64_t busy_cycles = 0;  // cycles with at least one resident warp
   std::uint64_t ctas = 0;
@@ -112,12 +143,32 @@ class SmCore {
 
   // Makes a CTA resident from cycle `at`, warp i running *programs[i] (its warps go to the
   // sub-cores round-robin, continuing where the last CTA stopped). Returns its handle.
-  // `first_warp` is the kernel-wide number of its warp 0 (global addresses move with it).
-  int add_cta(const std::vector<const WarpProgram*>& programs, std::uint64_t at, std::uint64_t first_warp = 0);
+  // `first_warp` is the kernel-wide number of its warp 0 (global addresses move with it);
+  // `cluster` the CTAs of its cluster (its cluster accesses to another rank go to a remote SM).
+  // `cluster_id` names its cluster to the cluster barrier.
+  int add_cta(const std::vector<const WarpProgram*>& programs, std::uint64_t at, std::uint64_t first_warp = 0,
+              int cluster = 1, std::uint64_t cluster_id = 0);
   // The same with `warps` warps all running `program`.
-  int add_cta(const WarpProgram& program, int warps, std::uint64_t at, std::uint64_t first_warp = 0) {
-    return add_cta(std::vector<const WarpProgram*>(static_cast<std::size_t>(warps), &program), at, first_warp);
+  int add_cta(const WarpProgram& program, int warps, std::uint64_t at, std::uint64_t first_warp = 0, int cluster = 1,
+              std::uint64_t cluster_id = 0) {
+    return add_cta(std::vector<const WarpProgram*>(static_cast<std::size_t>(warps), &program), at, first_warp, cluster,
+                   cluster_id);
   }
+  // A lower bound on the next cycle at which the SM issues or a CTA of it completes (kNever:
+  // no CTA resident, or every warp waits for data from outside), for stepping SMs together.
+  std::uint64_t next_event() const { return live_ctas_ == 0 ? kNever : std::max(now_, wake_); }
+  bool waits_for_memory() const { return !loads_.empty(); }  // a load's data is outside the SM
+  // Cluster barriers across SMs: `arrive(cluster, phase, cycle)` when a warp of a CTA of cluster
+  // `cluster` (add_cta's cluster_id) arrives at `phase`, `exit(cluster, arrivals, cycle)` when
+  // such a warp exits after `arrivals` arrives; the GPU answers with cluster_release(). Unset,
+  // or for a cluster of one, a CTA's own warps make its cluster barrier.
+  void connect_clusters(std::function<void(std::uint64_t, std::uint32_t, std::uint64_t)> arrive,
+                        std::function<void(std::uint64_t, std::uint32_t, std::uint64_t)> exit) {
+    cluster_arrive_ = std::move(arrive);
+    cluster_exit_ = std::move(exit);
+  }
+  // Cluster `cluster` has completed `phases` phases of its barrier; its waiting warps go on at `cycle`.
+  void cluster_release(std::uint64_t cluster, std::uint32_t phases, std::uint64_t cycle);
   // Simulates until the next CTA completes, or `until`; returns the cycle of that completion
   // (the CTA's handle in `finished`), or kNever when no CTA completes before `until`.
   std::uint64_t run(std::uint64_t until, int& finished);
@@ -130,6 +181,8 @@ class SmCore {
   // Wavefronts a shared access of this pattern takes (distinct words in its busiest bank);
   // `pool` holds the per-lane addresses of a gathering instruction.
   int wavefronts(const WarpInstruction& in, const std::vector<std::uint64_t>& pool = {}) const;
+  // Distinct words (of bank_bytes) the active lanes of an access touch.
+  int distinct_words(const WarpInstruction& in, const std::vector<std::uint64_t>& pool = {}) const;
   // Cycles a tensor instruction keeps its sub-core's tensor core busy. Throws
   // std::invalid_argument when the core has no rate for its format.
   std::uint64_t tensor_cycles(const WarpInstruction& in, double dense_rate) const;
@@ -173,6 +226,7 @@ class SmCore {
     const std::vector<double>* rates = nullptr;  // tensor MACs per cycle by the program's format index
     bool yielded = false;             // its last instruction set the yield bit (CGGTY)
     bool at_barrier = false;          // waiting at bar.sync for the rest of its CTA
+    std::uint32_t arrivals = 0;       // its cluster-barrier arrives
     bool active = false;
     // The cycle its own dependences (stall, registers or counters, wgmmas) let its next
     // instruction go, and that instruction's class: kept until the warp issues again, so a
@@ -197,6 +251,10 @@ class SmCore {
     int warps_left = 0;
     int at_barrier = 0;  // warps waiting at bar.sync
     int loads_out = 0;   // global loads, cp.asyncs and TMA copies of its warps not yet back
+    int cluster = 1;     // CTAs in its cluster
+    std::uint64_t cluster_id = 0;
+    std::uint32_t phases = 0;     // cluster-barrier phases completed
+    std::uint64_t phases_at = 0;  // from when its waiting warps go on
     std::uint64_t done_at = 0;
     bool live = false;
     std::vector<Mbarrier> mbarriers;
@@ -254,6 +312,21 @@ class SmCore {
   std::uint64_t now_ = 0;
   std::uint64_t shared_free_ = 0;
   std::uint64_t tma_free_ = 0;  // the SM's TMA unit: one line a cycle
+  std::uint64_t dsm_free_ = 0;  // the SM-to-SM port is busy until then
+  std::uint64_t wake_ = 0;      // next_event()'s bound
+  std::function<void(std::uint64_t, std::uint32_t, std::uint64_t)> cluster_arrive_, cluster_exit_;
+  std::map<int, ClusterBarrier> own_barriers_;  // by CTA: cluster barriers the SM keeps itself
+  bool shared_cluster(int cta) const {          // its cluster barrier is the GPU's
+    return cluster_arrive_ && ctas_[static_cast<std::size_t>(cta)].cluster > 1;
+  }
+  void cluster_phases(int cta, std::uint32_t phases, std::uint64_t cycle);
+  // The distinct words (of bank_bytes), ascending, the active lanes of an access touch.
+  std::vector<std::uint64_t> words(const WarpInstruction& in, const std::vector<std::uint64_t>& pool) const;
+  // A cluster access of the CTA's goes to another SM.
+  bool remote(const WarpInstruction& in, int cta) const {
+    const int c = ctas_[static_cast<std::size_t>(cta)].cluster;
+    return c > 1 && in.cluster_peer % c != 0;
+  }
   std::uint64_t resident_since_ = 0;
   // CTAs whose last warp retired, by completion cycle (a warp retires when it issues its last
   // instruction; its CTA completes when every result is in).
@@ -261,6 +334,7 @@ class SmCore {
   SmCounts counts_;
   std::map<const WarpProgram*, std::vector<double>> rates_;     // per program, by format index
   std::map<const WarpInstruction*, int> wavefronts_;           // per shared-memory instruction
+  std::map<const WarpInstruction*, std::uint64_t> dsm_bytes_;  // per remote cluster access: distinct words' bytes
   std::function<void(std::uint64_t, int, std::uint64_t, const WarpInstruction&)> on_issue_;
   int index_;
   std::unique_ptr<SectoredCache> l1_;

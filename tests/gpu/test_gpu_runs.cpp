@@ -49,7 +49,7 @@ TEST(GpuRuns, EveryMicrobenchmarkExampleLandsWithinItsTolerance) {
     expect_within_tolerance(run_summary("'" + e.path().string() + "'"), name);
     ++checked;
   }
-  EXPECT_GE(checked, 11);
+  EXPECT_GE(checked, 12);
 }
 
 TEST(GpuRuns, TensorPeaksOfEveryPrecision) {
@@ -114,6 +114,49 @@ TEST(GpuRuns, GridOccupancyAndWavesFollowTheCudaRules) {
   EXPECT_EQ(shared["ctas_per_sm"].get<double>(), 2);
 }
 
+TEST(GpuRuns, DistributedSharedMemoryLatency) {
+  // A pair of CTAs on two SMs of one GPC, each chasing through the other's shared memory:
+  // within 5% of the 181-207 cycles' middle (H800 PCIe, Luo et al.); through its own shared
+  // memory, the shared-memory latency (30 on the H100 preset).
+  const nlohmann::json remote = run_summary("configs/experiments/gpu-ubench-dsm-latency.yaml");
+  expect_within_tolerance(remote, "dsm remote");
+  EXPECT_NEAR(remote["measured"].get<double>(), 194, 194 * 0.05);
+  EXPECT_EQ(remote["clusters"].get<double>(), 2112);  // pairs in 132 SMs of 32 one-warp CTAs
+  EXPECT_EQ(remote["waves"].get<double>(), 1);
+  const nlohmann::json local =
+      run_summary("configs/experiments/gpu-ubench-dsm-latency.yaml --set workload.remote=false");
+  EXPECT_DOUBLE_EQ(local["measured"].get<double>(), 30);
+  // A cluster of one reaches only its own CTA.
+  const nlohmann::json alone = run_summary("configs/experiments/gpu-ubench-dsm-latency.yaml --set workload.cluster=1");
+  EXPECT_DOUBLE_EQ(alone["measured"].get<double>(), 30);
+  // cluster.sync() in a pair: an arrive, then the wait dsm_latency (194) later.
+  const nlohmann::json sync = run_summary(
+      "configs/experiments/gpu-ubench-dsm-latency.yaml --set workload.benchmark=cluster_sync --set "
+      "workload.reference=0");
+  EXPECT_DOUBLE_EQ(sync["measured"].get<double>(), 195);
+}
+
+TEST(GpuRuns, ClusterGridsFollowTheClusterOccupancy) {
+  // One warp a CTA with 100 KiB of shared memory: 2 CTAs an SM. Clusters of 8 on the H100's
+  // GPCs (18, 18 and six of 16 SMs): floor(36 / 8) = 4 and floor(32 / 8) = 4 a GPC, 32 at once
+  // (cudaOccupancyMaxActiveClusters); 70 clusters are 3 waves. Every CTA runs the same FFMA
+  // chain, and a wave's clusters take the slots the last one freed the cycle it completes.
+  TempDir dir;
+  const nlohmann::json s = run_summary(experiment(
+      dir, "h100-sxm", "benchmark: ffma_chain, cluster: 8, ctas: 560, shared: 100 KiB, iterations: 256, reference: 4"));
+  EXPECT_EQ(s["ctas_per_sm"].get<double>(), 2);
+  EXPECT_EQ(s["clusters"].get<double>(), 32);
+  EXPECT_EQ(s["waves"].get<double>(), 3);
+  EXPECT_DOUBLE_EQ(s["measured"].get<double>(), 4.0);
+  EXPECT_EQ(s["warp_instructions"].get<double>(), 560.0 * 256);
+  const nlohmann::json analytic = run_summary(
+      experiment(dir, "h100-sxm",
+                 "benchmark: ffma_chain, cluster: 8, ctas: 560, shared: 100 KiB, iterations: 256, reference: 4") +
+      " --set sim.fidelity=analytic");
+  EXPECT_EQ(analytic["waves"].get<double>(), 3);
+  EXPECT_NEAR(analytic["measured"].get<double>(), 4.0, 0.04);
+}
+
 TEST(GpuRuns, AnalyticFidelityLandsNearTheCycleLevelRun) {
   // Every compute microbenchmark is bound by one resource or one chain, the steady state the
   // closed forms are for: within 3% in the figure and the energy (docs/gpu.md, Fidelity). The
@@ -133,10 +176,11 @@ TEST(GpuRuns, AnalyticFidelityLandsNearTheCycleLevelRun) {
     EXPECT_NEAR(analytic["measured"].get<double>(), cycle["measured"].get<double>(),
                 tolerance * cycle["measured"].get<double>())
         << name;
-    if (!memory)
+    if (!memory) {
       EXPECT_NEAR(analytic["energy_j"].get<double>(), cycle["energy_j"].get<double>(),
                   0.03 * cycle["energy_j"].get<double>())
           << name;
+    }
     EXPECT_EQ(analytic["warp_instructions"], cycle["warp_instructions"]) << name;
   }
 }
@@ -184,6 +228,11 @@ TEST(GpuRuns, BadInputsFailWithOneLineNamingFileLineAndKey) {
       {"h100-sxm", "benchmark: issue_rate, registers: 255", "workload.registers"},
       {"h100-sxm", "benchmark: ffma_chain, shared: 300 KiB", "workload.shared"},
       {"h100-sxm", "benchmark: ffma_chain, iterations: 0", "workload.iterations"},
+      // Clusters need compute capability 9.0; at most 8 CTAs (portable); whole clusters.
+      {"a100-sxm", "benchmark: dsm_chase, cluster: 2", "workload.cluster"},
+      {"rtx-a6000", "benchmark: ffma_chain, cluster: 4, ctas: 8", "workload.cluster"},
+      {"h100-sxm", "benchmark: dsm_chase, cluster: 12", "workload.cluster"},
+      {"h100-sxm", "benchmark: dsm_chase, cluster: 2, ctas: 3", "workload.ctas"},
   };
   for (const Case& c : cases) {
     TempDir dir;
@@ -217,7 +266,8 @@ TEST(GpuRuns, ListDocumentsEveryGpuKindAndKey) {
   const CommandResult r = run_strata("list");
   ASSERT_EQ(r.code, 0);
   for (const char* key : {"gpu (component)", "sm.scheduler", "sm.dependences", "tensor_core.wgmma_latency",
-                          "gpu_microbenchmark (workload)", "lane_stride", "reference"})
+                          "gpu_microbenchmark (workload)", "lane_stride", "reference", "gpcs", "max_cluster_size",
+                          "sm.dsm_latency", "sm.dsm_bytes_per_cycle", "dsm_chase", "remote"})
     EXPECT_CONTAINS(r.out, key);
 }
 

@@ -24,6 +24,10 @@ const char* warp_op_name(WarpOp op) {
     case WarpOp::MbarInit: return "mbarrier_init";
     case WarpOp::MbarArrive: return "mbarrier_arrive";
     case WarpOp::MbarWait: return "mbarrier_wait";
+    case WarpOp::LdsCluster: return "lds_cluster";
+    case WarpOp::StsCluster: return "sts_cluster";
+    case WarpOp::BarClusterArrive: return "bar_cluster_arrive";
+    case WarpOp::BarClusterWait: return "bar_cluster_wait";
   }
   return "?";
 }

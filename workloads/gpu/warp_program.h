@@ -40,8 +40,16 @@ enum class WarpOp : std::uint8_t {
   MbarArrive,     // mbarrier.arrive(.expect_tx): one arrival, and `tx_bytes` more bytes to wait for
   MbarWait,       // mbarrier.try_wait.parity loop: waits for the next phase of `mbarrier` this warp
                   // has not waited for yet
+  // Distributed shared memory (Hopper): ld.shared::cluster / st.shared::cluster into the shared
+  // memory of the cluster's CTA `cluster_peer` ranks on (0: its own CTA's, the local path).
+  LdsCluster,
+  StsCluster,
+  // Cluster barrier (barrier.cluster.arrive / .wait): a wait goes on once every warp of the
+  // cluster that has not exited has made as many arrives as the waiting warp has.
+  BarClusterArrive,
+  BarClusterWait,
 };
-inline constexpr int kWarpOps = 20;
+inline constexpr int kWarpOps = 24;
 const char* warp_op_name(WarpOp op);
 
 inline constexpr std::uint8_t kNoReg = 0xff;
@@ -87,6 +95,10 @@ struct WarpInstruction {
   std::uint64_t footprint = 0;
   std::uint8_t width = 4;
   std::uint32_t active_mask = 0xffffffffu;
+  // LdsCluster / StsCluster: the CTA whose shared memory it reaches, as an offset from its own
+  // rank in the cluster (wrapped by the cluster size, so 0, or any offset in a cluster of one,
+  // is its own shared memory).
+  std::uint8_t cluster_peer = 1;
 
   // Tma: a box of `box_rows` rows of `box_row_bytes` bytes, `box_pitch` bytes apart in global
   // memory, starting where lane 0's address would (base, moved by iteration and warp).
@@ -98,6 +110,8 @@ struct WarpInstruction {
   // phase now also waits for (expect_tx; 0 for a plain arrive).
   std::uint32_t arrivals = 1, tx_bytes = 0;
 
+  bool shared() const { return op == WarpOp::Lds || op == WarpOp::Sts; }
+  bool cluster_shared() const { return op == WarpOp::LdsCluster || op == WarpOp::StsCluster; }
   bool global() const { return op == WarpOp::Ldg || op == WarpOp::Stg || op == WarpOp::CpAsync || op == WarpOp::Tma; }
   std::uint64_t box_bytes() const { return std::uint64_t{box_rows} * box_row_bytes; }
   // Lane `lane`'s first byte in loop iteration `iteration` of the kernel's warp `warp`.
@@ -135,14 +149,17 @@ struct WarpProgram {
   }
 };
 
-// A kernel launch: the grid, the per-CTA resources the occupancy rules read, and the program
-// every warp runs, or (a trace) each warp's own.
+// A kernel launch: the grid, the per-CTA resources the occupancy rules read, the cluster size,
+// and the program every warp runs, or (a trace) each warp's own.
 struct KernelLaunch {
   std::string name;
   std::array<std::uint32_t, 3> grid{1, 1, 1};   // CTAs
   std::array<std::uint32_t, 3> block{32, 1, 1};  // threads per CTA
   std::uint32_t registers_per_thread = 32;
   std::uint64_t shared_bytes = 0;  // static + dynamic shared memory per CTA
+  // CTAs per thread-block cluster (Hopper, compute capability 9.0): consecutive CTAs in grid
+  // order form a cluster, placed all at once on SMs of one GPC; 1: no clusters.
+  std::uint32_t cluster = 1;
   std::shared_ptr<const WarpProgram> program;
   // When not empty: warp w of CTA c runs warp_programs[c * warps_per_cta() + w] (a null entry
   // runs nothing); `program` is then unused.
