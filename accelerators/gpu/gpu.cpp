@@ -232,6 +232,11 @@ KindSpec Gpu::spec() {
   s.description = "an NVIDIA-class GPU: streaming multiprocessors with sub-cores, tensor cores and shared memory";
   s.with_clock();  // the SM clock sustained under load (not only the boost clock)
   s.add(param::integer("sms", "streaming multiprocessors").def("132").range("1", "1024"));
+  s.add(param::integer("kernel_launch",
+                       "cycles from a kernel's turn to run (its launch, or the end of the kernel before it) to its "
+                       "first CTA: the launch path through the driver and the GPU's front end")
+            .def("0")
+            .range("0", "100000000"));
   s.add(param::integer("gpcs",
                        "GPU processing clusters; the SMs are spread over them as evenly as whole TPCs (SM pairs) "
                        "allow, the larger GPCs first (H100 SXM: 132 SMs over 8 is 18, 18 and six of 16)")
@@ -258,6 +263,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
     : Component(name, cfg, ctx),
       sms_(static_cast<int>(params().integer("sms"))),
       max_cluster_(static_cast<int>(params().integer("max_cluster_size"))),
+      kernel_launch_(static_cast<std::uint64_t>(params().integer("kernel_launch"))),
       limits_(read_limits(cfg.child("sm").params)),
       timing_(read_timing(cfg.child("sm").params, cfg.child("tensor_core").params)),
       kernels_(counter("kernels", "kernels", "kernels run")),
@@ -509,7 +515,8 @@ KernelRun Gpu::evaluate(const KernelLaunch& kernel) {
     m.dram_bytes_per_cycle = dram->sustained_bandwidth() / hz;
   }
   const KernelEstimate e = estimate_kernel(kernel, r.occupancy, timing_, sms_, m, r.clusters * kernel.cluster);
-  r.start_cycle = analytic_cycle_;
+  r.launch_cycle = analytic_cycle_;
+  r.start_cycle = analytic_cycle_ += kernel_launch_;
   r.end_cycle = analytic_cycle_ += e.cycles;
   if (dram && e.dram_bytes > 0) {
     // The DRAM counts the kernel's traffic as a stream from every SM over its run.
@@ -541,8 +548,10 @@ double Gpu::dynamic_energy_j() const {
   if (running_live_) return energy_of(totals());
   // A compute-only kernel's events are all counted when it starts (its SMs run ahead of
   // SystemC time): its energy is spread evenly over its run.
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (now <= running_start_) return finished_energy_;  // still launching
   const double span = to_seconds(running_end_ - running_start_);
-  const double done = span > 0 ? std::min(1.0, to_seconds(sc_core::sc_time_stamp() - running_start_) / span) : 1.0;
+  const double done = span > 0 ? std::min(1.0, to_seconds(now - running_start_) / span) : 1.0;
   return finished_energy_ + running_energy_ * done;
 }
 
@@ -770,12 +779,14 @@ void Gpu::run() {
     running_ = true;
     Pending p = std::move(queue_.front());
     queue_.pop_front();
-    const std::uint64_t start = clock().cycle_at(clock().next_edge(sc_core::sc_time_stamp()));
+    const std::uint64_t launched = clock().cycle_at(clock().next_edge(sc_core::sc_time_stamp()));
+    const std::uint64_t start = launched + kernel_launch_;
     // A kernel that reaches global memory runs window by window in step with SystemC time, so
     // its counts are live; a compute-only one runs ahead at once and its energy is spread.
     running_live_ = p.global;
-    running_start_ = sc_core::sc_time_stamp();
-    const KernelRun r = run_kernel(p, start);
+    running_start_ = clock().time_of(start);
+    KernelRun r = run_kernel(p, start);
+    r.launch_cycle = launched;
     running_energy_ = energy_of(totals()) - finished_energy_;
     running_end_ = clock().time_of(r.end_cycle);
     // One wake-up per statistics window, so the power monitor samples the kernel's energy as

@@ -35,7 +35,8 @@ inline constexpr const char* kGpuRole = "gpu";
 
 // What one kernel did.
 struct KernelRun {
-  std::uint64_t start_cycle = 0, end_cycle = 0;
+  std::uint64_t launch_cycle = 0;                // its turn to run; its first CTA `kernel_launch` later
+  std::uint64_t start_cycle = 0, end_cycle = 0;  // first CTA to last completion
   Occupancy occupancy;
   std::uint64_t waves = 0;     // rounds of CTAs, or of clusters when the kernel has them
   std::uint64_t clusters = 0;  // clusters that co-reside at most (0: no clusters)
@@ -111,6 +112,7 @@ class Gpu : public Component, public tlm::tlm_mm_interface {
   void cluster_barrier(std::uint64_t cluster, std::uint64_t cycle, bool exit, std::uint32_t count);
   int sms_;
   int max_cluster_;
+  std::uint64_t kernel_launch_;
   std::vector<int> gpc_sizes_;
   SmLimits limits_;
   SmTiming timing_;

@@ -185,6 +185,16 @@ TEST(GpuRuns, AnalyticFidelityLandsNearTheCycleLevelRun) {
   }
 }
 
+TEST(GpuRuns, AKernelStartsItsLaunchLatencyAfterItsTurn) {
+  // The RTX A6000 preset: 5,000 cycles at 1800 MHz before the first CTA. The microbenchmark's
+  // figure counts from that CTA; the completion time includes the launch.
+  const std::string ffma = "configs/experiments/gpu-ubench-ffma-latency.yaml";
+  const nlohmann::json launched = run_summary(ffma);
+  const nlohmann::json at_once = run_summary(ffma + " --set hardware.kernel_launch=0");
+  EXPECT_EQ(launched["measured"], at_once["measured"]);
+  EXPECT_NEAR(launched["latency_s"].get<double>() - at_once["latency_s"].get<double>(), 5000 / 1.8e9, 1e-12);
+}
+
 TEST(GpuRuns, EnergyAndAreaComeFromTheTechnologyTable) {
   TempDir dir;
   const CommandResult r =
