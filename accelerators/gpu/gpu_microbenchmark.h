@@ -52,6 +52,7 @@ struct MicrobenchmarkConfig {
   std::uint64_t footprint = 16 << 10;  // global benchmarks: bytes the chase or the copy covers
   std::uint64_t stride = 128;          // global_chase: bytes between consecutive loads
   bool warm = true;                    // global_chase: a pass over the footprint first
+  bool resident = false;               // global_read, tma_read, cp_async_read: a sweep before the timed one
   int stages = 4;                      // tma_read, cp_async_read: buffers in flight per warp
   std::uint64_t box = 4 << 10;         // tma_read, cp_async_read: bytes a stage
   int cluster = 0;                     // CTAs per cluster; 0: the benchmark's own (dsm_chase 2, else 1)
