@@ -622,6 +622,15 @@ void Gpu::end_kernel(const Pending& p, KernelRun& r) {
   kernels_.add();
 }
 
+void Gpu::flush_window() {
+  // The window's accesses reach the L2 in time order (ties: SM, then the SM's own order).
+  std::stable_sort(window_.begin(), window_.end(), [](const GlobalAccess& a, const GlobalAccess& b) {
+    return a.cycle != b.cycle ? a.cycle < b.cycle : a.sm < b.sm;
+  });
+  for (const GlobalAccess& a : window_) l2_->access(a);
+  window_.clear();
+}
+
 KernelRun Gpu::run_kernel_windowed(const Pending& p, std::uint64_t start) {
   CtaQueue queue(p.kernel);
   KernelRun r = begin_kernel(p, start, queue);
@@ -638,12 +647,7 @@ KernelRun Gpu::run_kernel_windowed(const Pending& p, std::uint64_t start) {
         if (!queue.empty()) queue.place(core, c);
       }
     }
-    // The window's accesses reach the L2 in time order (ties: SM, then the SM's own order).
-    std::stable_sort(window_.begin(), window_.end(), [](const GlobalAccess& a, const GlobalAccess& b) {
-      return a.cycle != b.cycle ? a.cycle < b.cycle : a.sm < b.sm;
-    });
-    for (const GlobalAccess& a : window_) l2_->access(a);
-    window_.clear();
+    flush_window();
     if (completed < total) wait(clock().time_of(t + window) - sc_core::sc_time_stamp());
   }
   end_kernel(p, r);
@@ -720,11 +724,7 @@ KernelRun Gpu::run_kernel_clustered(const Pending& p, std::uint64_t start) {
       in_step(t + window);
       advance(t + window);
       settle();
-      std::stable_sort(window_.begin(), window_.end(), [](const GlobalAccess& a, const GlobalAccess& b) {
-        return a.cycle != b.cycle ? a.cycle < b.cycle : a.sm < b.sm;
-      });
-      for (const GlobalAccess& a : window_) l2_->access(a);
-      window_.clear();
+      flush_window();
       // Nothing left to issue and no data on its way: warps wait at a cluster barrier for good.
       if (p.cluster_barriers && std::all_of(cores_.begin(), cores_.end(), [](const auto& core) {
             return core->next_event() == SmCore::kNever && !core->waits_for_memory();
