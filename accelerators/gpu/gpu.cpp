@@ -103,6 +103,8 @@ const KindSpec& sm_spec() {
               "r mod banks); sources sharing a bank hold the issue a cycle each. 0: bank conflicts not modelled")
               .def("0")
               .range("0", "32"));
+    s.add(
+        param::boolean("tma", "a tensor memory accelerator (Hopper): TMA bulk copies into shared memory").def("true"));
     s.add(param::boolean("register_cache",
                          "a register-file cache per operand slot and bank: sources marked .reuse are read from it "
                          "without a bank cycle by the next instruction (needs register_banks)")
@@ -209,6 +211,7 @@ SmTiming read_timing(const Params& sm, const Params& tc) {
   t.shared_queue = static_cast<int>(sm.integer("shared_queue"));
   t.register_banks = static_cast<int>(sm.integer("register_banks"));
   t.register_cache = sm.flag("register_cache");
+  t.tma = sm.flag("tma");
   t.l1_ways = static_cast<int>(sm.integer("l1_ways"));
   t.l1_latency = static_cast<int>(sm.integer("l1_latency"));
   t.dsm_latency = static_cast<int>(sm.integer("dsm_latency"));
@@ -402,24 +405,19 @@ void Gpu::declare_costs() {
 }
 
 void Gpu::launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done) {
-  const auto uses_global = [](const WarpProgram* p) {
-    if (!p) return false;
-    for (const auto* part : {&p->prologue, &p->body, &p->epilogue})
-      for (const WarpInstruction& in : *part)
-        if (in.global()) return true;
-    return false;
+  const auto any = [&kernel](auto&& pred) {  // some warp program of the kernel has an instruction that...
+    const auto in_program = [&pred](const WarpProgram* p) {
+      if (!p) return false;
+      for (const auto* part : {&p->prologue, &p->body, &p->epilogue})
+        if (std::any_of(part->begin(), part->end(), pred)) return true;
+      return false;
+    };
+    return in_program(kernel.program.get()) || std::any_of(kernel.warp_programs.begin(), kernel.warp_programs.end(),
+                                                           [&](const auto& p) { return in_program(p.get()); });
   };
-  bool global = uses_global(kernel.program.get());
-  for (const auto& p : kernel.warp_programs) global = global || uses_global(p.get());
-  const auto uses_cluster_barrier = [](const WarpProgram* p) {
-    if (!p) return false;
-    for (const auto* part : {&p->prologue, &p->body, &p->epilogue})
-      for (const WarpInstruction& in : *part)
-        if (in.op == WarpOp::BarClusterArrive || in.op == WarpOp::BarClusterWait) return true;
-    return false;
-  };
-  bool barriers = uses_cluster_barrier(kernel.program.get());
-  for (const auto& p : kernel.warp_programs) barriers = barriers || uses_cluster_barrier(p.get());
+  const bool global = any([](const WarpInstruction& in) { return in.global(); });
+  const bool barriers = any(
+      [](const WarpInstruction& in) { return in.op == WarpOp::BarClusterArrive || in.op == WarpOp::BarClusterWait; });
   if (global && !l2_)
     throw std::invalid_argument(fmt::format(
         "kernel {}: global loads and stores need a memory behind the L2 (the gpu's `memory`)", kernel.name));

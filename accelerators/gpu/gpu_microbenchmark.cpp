@@ -220,6 +220,7 @@ Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming
     // completing the stage's mbarrier (armed with the box's bytes by arrive.expect_tx).
     // cp.async: 16 B a lane, one commit group a stage, waited for with wait_group(stages - 1).
     const bool tma = kind == "tma_read";
+    if (tma && !t.tma) throw MicrobenchmarkError("benchmark", "tma_read: this GPU has no TMA unit (sm.tma)");
     const std::uint64_t ctas = c.ctas > 1 ? c.ctas : 8 * static_cast<std::uint64_t>(sms);
     warps = 1;
     const std::uint64_t box = c.box, stages = static_cast<std::uint64_t>(c.stages);

@@ -411,6 +411,7 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
     case WarpOp::Stg: done = global_access(w, wi, in, std::max(now, shared_free_)); break;
     case WarpOp::CpAsync:
     case WarpOp::Tma: {
+      if (in.op == WarpOp::Tma && !t_.tma) throw std::invalid_argument("the SM has no TMA unit for a bulk copy");
       // No register waits for the data: its group or mbarrier does.
       const std::uint64_t at =
           global_access(w, wi, in, in.op == WarpOp::Tma ? std::max(now, tma_free_) : std::max(now, shared_free_));

@@ -49,6 +49,7 @@ struct SmTiming {
   // (3 x banks entries, Huerta et al.) and the next read of it there costs no bank cycle.
   int register_banks = 0;
   bool register_cache = false;
+  bool tma = true;  // a TMA unit (Hopper) for bulk copies
   // Tensor core per sub-core: dense MACs per cycle by number format, pipeline cycles after the
   // MACs of a synchronous mma, and of an asynchronous wgmma (0 wgmma_latency: no wgmma).
   std::map<std::string, double> tensor_macs;

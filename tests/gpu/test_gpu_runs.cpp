@@ -243,6 +243,10 @@ TEST(GpuRuns, BadInputsFailWithOneLineNamingFileLineAndKey) {
       {"rtx-a6000", "benchmark: ffma_chain, cluster: 4, ctas: 8", "workload.cluster"},
       {"h100-sxm", "benchmark: dsm_chase, cluster: 12", "workload.cluster"},
       {"h100-sxm", "benchmark: dsm_chase, cluster: 2, ctas: 3", "workload.ctas"},
+      // TMA came with Hopper; a stage is whole 512 B copies; the footprint covers two sweeps.
+      {"a100-sxm", "benchmark: tma_read, footprint: 64 MiB", "workload.benchmark"},
+      {"h100-sxm", "benchmark: cp_async_read, footprint: 64 MiB, box: 1000 B", "workload.box"},
+      {"h100-sxm", "benchmark: tma_read, footprint: 1 MiB", "workload.footprint"},
   };
   for (const Case& c : cases) {
     TempDir dir;
