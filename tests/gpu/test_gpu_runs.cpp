@@ -41,15 +41,38 @@ void expect_within_tolerance(const nlohmann::json& s, const std::string& what) {
   EXPECT_GT(s["warp_instructions"].get<double>(), 0) << what;
 }
 
-TEST(GpuRuns, EveryMicrobenchmarkExampleLandsWithinItsTolerance) {
-  int checked = 0;
+// The gpu-ubench-* examples, in three groups so that each test stays short under the
+// sanitizers: those of the DRAM (hbm), of the L1 and L2, and of the SM alone.
+enum class UbenchGroup { Hbm, Cache, Sm };
+UbenchGroup ubench_group(const std::string& name) {
+  if (name.find("-hbm-") != std::string::npos) return UbenchGroup::Hbm;
+  if (name.find("-l1-") != std::string::npos || name.find("-l2-") != std::string::npos) return UbenchGroup::Cache;
+  return UbenchGroup::Sm;
+}
+std::vector<std::filesystem::path> ubench_examples(UbenchGroup group) {
+  std::vector<std::filesystem::path> out;
   for (const auto& e : std::filesystem::directory_iterator(source_path("configs/experiments"))) {
     const std::string name = e.path().filename().string();
-    if (name.rfind("gpu-ubench-", 0) != 0) continue;
-    expect_within_tolerance(run_summary("'" + e.path().string() + "'"), name);
-    ++checked;
+    if (name.rfind("gpu-ubench-", 0) == 0 && ubench_group(name) == group) out.push_back(e.path());
   }
-  EXPECT_GE(checked, 12);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void expect_examples_within_tolerance(UbenchGroup group, std::size_t at_least) {
+  const auto examples = ubench_examples(group);
+  for (const auto& e : examples) expect_within_tolerance(run_summary("'" + e.string() + "'"), e.filename().string());
+  EXPECT_GE(examples.size(), at_least);
+}
+
+TEST(GpuRuns, EveryHbmMicrobenchmarkExampleLandsWithinItsTolerance) {
+  expect_examples_within_tolerance(UbenchGroup::Hbm, 3);
+}
+TEST(GpuRuns, EveryCacheMicrobenchmarkExampleLandsWithinItsTolerance) {
+  expect_examples_within_tolerance(UbenchGroup::Cache, 3);
+}
+TEST(GpuRuns, EverySmMicrobenchmarkExampleLandsWithinItsTolerance) {
+  expect_examples_within_tolerance(UbenchGroup::Sm, 8);
 }
 
 TEST(GpuRuns, TensorPeaksOfEveryPrecision) {
@@ -157,21 +180,18 @@ TEST(GpuRuns, ClusterGridsFollowTheClusterOccupancy) {
   EXPECT_NEAR(analytic["measured"].get<double>(), 4.0, 0.04);
 }
 
-TEST(GpuRuns, AnalyticFidelityLandsNearTheCycleLevelRun) {
-  // Every compute microbenchmark is bound by one resource or one chain, the steady state the
-  // closed forms are for: within 3% in the figure and the energy (docs/gpu.md, Fidelity). The
-  // memory ones are looser: the closed form's loads take their level's unloaded latency (no
-  // DRAM row conflicts) and its L2 and DRAM stream at their peak and sustained bandwidths
-  // (within 5%); their L2 and DRAM energy is not compared (the closed form counts no L2
-  // sectors).
-  for (const auto& e : std::filesystem::directory_iterator(source_path("configs/experiments"))) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind("gpu-ubench-", 0) != 0) continue;
-    const bool memory = name.find("hbm") != std::string::npos || name.find("-l1-") != std::string::npos ||
-                        name.find("-l2-") != std::string::npos;
+// Every compute microbenchmark is bound by one resource or one chain, the steady state the
+// closed forms are for: within 3% in the figure and the energy (docs/gpu.md, Fidelity). The
+// memory ones are looser: the closed form's loads take their level's unloaded latency (no DRAM
+// row conflicts) and its L2 and DRAM stream at their peak and sustained bandwidths (within
+// 5%); their L2 and DRAM energy is not compared (the closed form counts no L2 sectors).
+void expect_analytic_near_cycle_level(UbenchGroup group) {
+  const bool memory = group != UbenchGroup::Sm;
+  for (const auto& e : ubench_examples(group)) {
+    const std::string name = e.filename().string();
     const double tolerance = memory ? 0.05 : 0.03;
-    const nlohmann::json cycle = run_summary("'" + e.path().string() + "'");
-    const nlohmann::json analytic = run_summary("'" + e.path().string() + "' --set sim.fidelity=analytic");
+    const nlohmann::json cycle = run_summary("'" + e.string() + "'");
+    const nlohmann::json analytic = run_summary("'" + e.string() + "' --set sim.fidelity=analytic");
     EXPECT_EQ(analytic["fidelity"], "analytic") << name;
     EXPECT_NEAR(analytic["measured"].get<double>(), cycle["measured"].get<double>(),
                 tolerance * cycle["measured"].get<double>())
@@ -184,6 +204,12 @@ TEST(GpuRuns, AnalyticFidelityLandsNearTheCycleLevelRun) {
     EXPECT_EQ(analytic["warp_instructions"], cycle["warp_instructions"]) << name;
   }
 }
+
+TEST(GpuRuns, AnalyticFidelityLandsNearTheCycleLevelRunOnHbm) { expect_analytic_near_cycle_level(UbenchGroup::Hbm); }
+TEST(GpuRuns, AnalyticFidelityLandsNearTheCycleLevelRunOnCaches) {
+  expect_analytic_near_cycle_level(UbenchGroup::Cache);
+}
+TEST(GpuRuns, AnalyticFidelityLandsNearTheCycleLevelRunOnTheSm) { expect_analytic_near_cycle_level(UbenchGroup::Sm); }
 
 TEST(GpuRuns, AKernelStartsItsLaunchLatencyAfterItsTurn) {
   // The RTX A6000 preset: 5,000 cycles at 1800 MHz before the first CTA. The microbenchmark's
