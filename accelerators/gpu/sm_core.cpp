@@ -54,6 +54,8 @@ int SmTiming::pipe_latency(WarpOp op) const {
 }
 
 SmCore::SmCore(const SmTiming& t, int index) : t_(t), subs_(static_cast<std::size_t>(t.sub_cores)), index_(index) {
+  for (int op = 0; op < kWarpOps; ++op)
+    pipe_cycles_[op] = static_cast<std::uint64_t>(t.pipe_cycles(static_cast<WarpOp>(op)));
   if (t.l1_bytes > 0) l1_ = std::make_unique<SectoredCache>(t.l1_bytes, t.l1_ways, kLineBytes, kSectorBytes);
 }
 
@@ -126,7 +128,9 @@ std::uint64_t& SmCore::pipe(SubCore& s, WarpOp op) {
 std::uint64_t SmCore::register_reads(SubCore& s, int wi, const WarpInstruction& in) {
   const auto banks = static_cast<std::size_t>(t_.register_banks);
   if (s.cached.empty()) s.cached.assign(3 * banks, -1);
-  std::array<std::uint64_t, kMaxRegisterBanks> reads{};
+  // The banks of the sources read (at most four): the most reads of one bank is the cycles.
+  std::array<std::size_t, 4> read{};
+  std::size_t n = 0;
   std::uint64_t most = 1;
   for (std::size_t slot = 0; slot < in.src.size(); ++slot) {
     const std::uint8_t r = in.src[slot];
@@ -141,7 +145,8 @@ std::uint64_t SmCore::register_reads(SubCore& s, int wi, const WarpInstruction& 
       entry = (in.reuse >> slot & 1u) ? key : -1;
       if (hit) continue;
     }
-    most = std::max(most, ++reads[bank]);
+    read[n++] = bank;
+    most = std::max<std::uint64_t>(most, static_cast<std::uint64_t>(std::count(read.begin(), read.begin() + n, bank)));
     ++counts_.rf_reads;
   }
   return most;
@@ -254,8 +259,9 @@ std::uint64_t SmCore::ready_at(const Warp& w, const SubCore& s) const {
 }
 
 int SmCore::pick(SubCore& s, std::uint64_t now, std::uint64_t& soonest) const {
-  if (now < s.earliest) {
-    soonest = std::min(soonest, s.earliest);
+  // Nothing issues before the earliest ready warp, nor while the register read stage is busy.
+  if (now < s.earliest || now < s.read_free) {
+    soonest = std::min(soonest, std::max(s.earliest, s.read_free));
     return -1;
   }
   int best = -1;
@@ -270,16 +276,8 @@ int SmCore::pick(SubCore& s, std::uint64_t now, std::uint64_t& soonest) const {
       const bool greedy = t_.scheduler == SmTiming::Scheduler::Gto ||
                           (t_.scheduler == SmTiming::Scheduler::Cggty && !last.yielded);
       if (greedy) {
-        const std::uint64_t r = ready_at(last, s);
-        if (r <= now) {
-          // The others' ready cycles still bound the next wake-up; this warp issues now.
-          for (int wi : s.warps)
-            if (wi != s.last) {
-              const std::uint64_t o = ready_at(warps_[static_cast<std::size_t>(wi)], s);
-              if (o > now) soonest = std::min(soonest, o);
-            }
-          return s.last;
-        }
+        // A warp that issues needs no bound on the others: the SM looks again next cycle.
+        if (ready_at(last, s) <= now) return s.last;
       }
       start = t_.scheduler == SmTiming::Scheduler::Lrr ? pos + 1 : 0;
     }
@@ -294,14 +292,7 @@ int SmCore::pick(SubCore& s, std::uint64_t now, std::uint64_t& soonest) const {
     }
     if (best < 0) {
       best = wi;
-      if (t_.scheduler == SmTiming::Scheduler::Lrr) {
-        // The rest only bound the next wake-up.
-        for (std::size_t j = k + 1; j < n; ++j) {
-          const std::uint64_t o = ready_at(warps_[static_cast<std::size_t>(s.warps[(start + j) % n])], s);
-          if (o > now) soonest = std::min(soonest, o);
-        }
-        return best;
-      }
+      if (t_.scheduler == SmTiming::Scheduler::Lrr) return best;  // the first ready one in turn
       continue;
     }
     const std::uint64_t age = w.age, best_age = warps_[static_cast<std::size_t>(best)].age;
@@ -334,7 +325,7 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
     case WarpOp::Fp32:
     case WarpOp::Fp64:
     case WarpOp::Sfu:
-      pipe(s, in.op) = now + static_cast<std::uint64_t>(t_.pipe_cycles(in.op));
+      pipe(s, in.op) = now + pipe_cycles_[static_cast<int>(in.op)];
       done = now + static_cast<std::uint64_t>(t_.pipe_latency(in.op));
       break;
     case WarpOp::Mma:

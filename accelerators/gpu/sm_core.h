@@ -208,34 +208,36 @@ class SmCore {
     std::vector<std::uint64_t> completed;  // the cycle each phase completed
   };
   struct Warp {
-    const WarpProgram* program = nullptr;
+    // What a scheduler's look at the warp reads comes first, in one cache line. The cycle its
+    // own dependences (stall, registers or counters, wgmmas) let its next instruction go, and
+    // that instruction's class: kept until the warp issues again, so a look at a waiting warp
+    // is two loads (its pipe may still hold it back).
+    mutable std::uint64_t own_ready = 0;
+    mutable WarpOp next_op = WarpOp::Nop;
+    mutable bool own_valid = false;
+    bool active = false;
+    bool at_barrier = false;  // waiting at bar.sync for the rest of its CTA
+    bool yielded = false;     // its last instruction set the yield bit (CGGTY)
     std::uint64_t pc = 0, end = 0;
+    std::uint64_t age = 0;         // order of arrival (GTO: oldest first; CGGTY: youngest)
+    std::uint64_t next_issue = 0;  // stall counts, issue spacing
+    const WarpProgram* program = nullptr;
     int cta = -1;
-    std::uint64_t age = 0;            // order of arrival (GTO: oldest first; CGGTY: youngest)
-    std::uint64_t next_issue = 0;     // stall counts, issue spacing
-    std::uint64_t done_at = 0;        // latest completion of its issued instructions
+    std::uint64_t done_at = 0;             // latest completion of its issued instructions
     std::vector<std::uint64_t> reg_ready;  // scoreboard: when each register's value is ready
-    std::uint64_t barrier_clear[6] = {};  // control bits: when each dependence counter returns to 0
-    int barrier_pending[6] = {};          // loads on each counter whose data has not come back
-    std::uint64_t global_index = 0;       // its number in the kernel (global addresses move with it)
-    std::deque<std::uint64_t> wgmma;  // completion cycles of its wgmmas in flight
+    std::uint64_t barrier_clear[6] = {};   // control bits: when each dependence counter returns to 0
+    int barrier_pending[6] = {};           // loads on each counter whose data has not come back
+    std::uint64_t global_index = 0;        // its number in the kernel (global addresses move with it)
+    std::deque<std::uint64_t> wgmma;       // completion cycles of its wgmmas in flight
     // Its cp.async groups, oldest first; the last is the open one (not yet committed). The
     // front's number is cp_first (a copy names its group by number).
     std::deque<AsyncGroup> cp_groups;
     std::uint64_t cp_first = 0;
     std::vector<std::uint32_t> mbar_waits;       // phases of each of the CTA's mbarriers it has waited for
     const std::vector<double>* rates = nullptr;  // tensor MACs per cycle by the program's format index
-    bool yielded = false;             // its last instruction set the yield bit (CGGTY)
-    bool at_barrier = false;          // waiting at bar.sync for the rest of its CTA
-    std::uint32_t arrivals = 0;       // its cluster-barrier arrives
-    bool active = false;
-    // The cycle its own dependences (stall, registers or counters, wgmmas) let its next
-    // instruction go, and that instruction's class: kept until the warp issues again, so a
-    // scheduler's look at a waiting warp is two loads (its pipe may still hold it back).
-    mutable std::uint64_t own_ready = 0;
-    mutable WarpOp next_op = WarpOp::Nop;
-    mutable bool own_valid = false;
+    std::uint32_t arrivals = 0;                  // its cluster-barrier arrives
   };
+
   struct SubCore {
     std::vector<int> warps;  // indices into warps_
     int last = -1;           // the warp issued last (GTO, LRR, CGGTY)
@@ -269,8 +271,8 @@ class SmCore {
   // conflicts), updating the register-file cache and counting the bank reads.
   std::uint64_t register_reads(SubCore& s, int wi, const WarpInstruction& in);
   void issue(int wi, SubCore& s, std::uint64_t now);
-  // Picks the warp sub-core `s` issues at `now` (-1: none ready); `soonest` gets the earliest
-  // later cycle one of its warps may.
+  // Picks the warp sub-core `s` issues at `now`; with none ready (-1), `soonest` gets the
+  // earliest later cycle one of its warps may.
   int pick(SubCore& s, std::uint64_t now, std::uint64_t& soonest) const;
   void retire(int wi, std::uint64_t at);
   void release_barrier(int cta, std::uint64_t now);  // the CTA's waiting warps go on after `now`
@@ -302,6 +304,7 @@ class SmCore {
   void check_cta(int cta);
 
   SmTiming t_;
+  std::uint64_t pipe_cycles_[kWarpOps] = {};  // t_.pipe_cycles by op, worked out once
   std::vector<Warp> warps_;
   std::vector<int> free_warps_;
   std::vector<SubCore> subs_;

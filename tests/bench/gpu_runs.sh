@@ -32,3 +32,4 @@ bench "dependent FFMA chains, 1 warp x 32 CTAs an SM" "benchmark: ffma_chain, ct
 bench "shared loads, 2-way conflict, 32 warps x 2 CTAs an SM" "benchmark: shared_bandwidth, lane_stride: 8 B, ctas: 264"
 bench "HBM stream: every SM sums 64 MiB, 128 B loads (memory-bound)" "benchmark: global_read, footprint: 64 MiB"
 bench "HBM copy: every SM copies 64 MiB (memory-bound)" "benchmark: global_copy, footprint: 64 MiB"
+bench "HBM through TMA: 8 CTAs an SM stream 64 MiB in 4 KiB boxes (memory-bound)" "benchmark: tma_read, footprint: 64 MiB"
