@@ -3,6 +3,7 @@
 // waves of a grid, determinism, and bad inputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 
@@ -41,39 +42,58 @@ void expect_within_tolerance(const nlohmann::json& s, const std::string& what) {
   EXPECT_GT(s["warp_instructions"].get<double>(), 0) << what;
 }
 
-// The gpu-ubench-* examples, in three groups so that each test stays short under the
-// sanitizers: those of the DRAM (hbm), of the L1 and L2, and of the SM alone.
-enum class UbenchGroup { Hbm, Cache, Sm };
-UbenchGroup ubench_group(const std::string& name) {
-  if (name.find("-hbm-") != std::string::npos) return UbenchGroup::Hbm;
-  if (name.find("-l1-") != std::string::npos || name.find("-l2-") != std::string::npos) return UbenchGroup::Cache;
-  return UbenchGroup::Sm;
-}
-std::vector<std::filesystem::path> ubench_examples(UbenchGroup group) {
-  std::vector<std::filesystem::path> out;
+// Every gpu-ubench-* example, each its own test (they take seconds each, and much longer under
+// the sanitizers).
+std::vector<std::string> gpu_ubench_examples() {
+  std::vector<std::string> out;
   for (const auto& e : std::filesystem::directory_iterator(source_path("configs/experiments"))) {
     const std::string name = e.path().filename().string();
-    if (name.rfind("gpu-ubench-", 0) == 0 && ubench_group(name) == group) out.push_back(e.path());
+    if (name.rfind("gpu-ubench-", 0) == 0) out.push_back(name);
   }
   std::sort(out.begin(), out.end());
   return out;
 }
-
-void expect_examples_within_tolerance(UbenchGroup group, std::size_t at_least) {
-  const auto examples = ubench_examples(group);
-  for (const auto& e : examples) expect_within_tolerance(run_summary("'" + e.string() + "'"), e.filename().string());
-  EXPECT_GE(examples.size(), at_least);
+bool memory_example(const std::string& name) {
+  return name.find("-hbm-") != std::string::npos || name.find("-l1-") != std::string::npos ||
+         name.find("-l2-") != std::string::npos;
 }
 
-TEST(GpuRuns, EveryHbmMicrobenchmarkExampleLandsWithinItsTolerance) {
-  expect_examples_within_tolerance(UbenchGroup::Hbm, 3);
+class GpuUbenchExample : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::string path() const { return "'" + source_path("configs/experiments/" + GetParam()) + "'"; }
+};
+
+TEST_P(GpuUbenchExample, LandsWithinItsTolerance) { expect_within_tolerance(run_summary(path()), GetParam()); }
+
+// Every compute microbenchmark is bound by one resource or one chain, the steady state the
+// closed forms are for: within 3% in the figure and the energy (docs/gpu.md, Fidelity). The
+// memory ones are looser: the closed form's loads take their level's unloaded latency (no DRAM
+// row conflicts) and its L2 and DRAM stream at their peak and sustained bandwidths (within
+// 5%); their L2 and DRAM energy is not compared (the closed form counts no L2 sectors).
+TEST_P(GpuUbenchExample, AnalyticFidelityLandsNearTheCycleLevelRun) {
+  const bool memory = memory_example(GetParam());
+  const double tolerance = memory ? 0.05 : 0.03;
+  const nlohmann::json cycle = run_summary(path());
+  const nlohmann::json analytic = run_summary(path() + " --set sim.fidelity=analytic");
+  EXPECT_EQ(analytic["fidelity"], "analytic");
+  EXPECT_NEAR(analytic["measured"].get<double>(), cycle["measured"].get<double>(),
+              tolerance * cycle["measured"].get<double>());
+  if (!memory) {
+    EXPECT_NEAR(analytic["energy_j"].get<double>(), cycle["energy_j"].get<double>(),
+                0.03 * cycle["energy_j"].get<double>());
+  }
+  EXPECT_EQ(analytic["warp_instructions"], cycle["warp_instructions"]);
 }
-TEST(GpuRuns, EveryCacheMicrobenchmarkExampleLandsWithinItsTolerance) {
-  expect_examples_within_tolerance(UbenchGroup::Cache, 3);
-}
-TEST(GpuRuns, EverySmMicrobenchmarkExampleLandsWithinItsTolerance) {
-  expect_examples_within_tolerance(UbenchGroup::Sm, 8);
-}
+
+INSTANTIATE_TEST_SUITE_P(Examples, GpuUbenchExample, ::testing::ValuesIn(gpu_ubench_examples()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param.substr(std::string("gpu-ubench-").size());
+                           name = name.substr(0, name.find(".yaml"));
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+TEST(GpuRuns, EveryValidationTableRowHasItsExample) { EXPECT_GE(gpu_ubench_examples().size(), 14u); }
 
 TEST(GpuRuns, TensorPeaksOfEveryPrecision) {
   // Dense MACs per cycle per SM, ../shared/reference/gpu.md section 2.1 ([E] from vendor peaks).
@@ -179,37 +199,6 @@ TEST(GpuRuns, ClusterGridsFollowTheClusterOccupancy) {
   EXPECT_EQ(analytic["waves"].get<double>(), 3);
   EXPECT_NEAR(analytic["measured"].get<double>(), 4.0, 0.04);
 }
-
-// Every compute microbenchmark is bound by one resource or one chain, the steady state the
-// closed forms are for: within 3% in the figure and the energy (docs/gpu.md, Fidelity). The
-// memory ones are looser: the closed form's loads take their level's unloaded latency (no DRAM
-// row conflicts) and its L2 and DRAM stream at their peak and sustained bandwidths (within
-// 5%); their L2 and DRAM energy is not compared (the closed form counts no L2 sectors).
-void expect_analytic_near_cycle_level(UbenchGroup group) {
-  const bool memory = group != UbenchGroup::Sm;
-  for (const auto& e : ubench_examples(group)) {
-    const std::string name = e.filename().string();
-    const double tolerance = memory ? 0.05 : 0.03;
-    const nlohmann::json cycle = run_summary("'" + e.string() + "'");
-    const nlohmann::json analytic = run_summary("'" + e.string() + "' --set sim.fidelity=analytic");
-    EXPECT_EQ(analytic["fidelity"], "analytic") << name;
-    EXPECT_NEAR(analytic["measured"].get<double>(), cycle["measured"].get<double>(),
-                tolerance * cycle["measured"].get<double>())
-        << name;
-    if (!memory) {
-      EXPECT_NEAR(analytic["energy_j"].get<double>(), cycle["energy_j"].get<double>(),
-                  0.03 * cycle["energy_j"].get<double>())
-          << name;
-    }
-    EXPECT_EQ(analytic["warp_instructions"], cycle["warp_instructions"]) << name;
-  }
-}
-
-TEST(GpuRuns, AnalyticFidelityLandsNearTheCycleLevelRunOnHbm) { expect_analytic_near_cycle_level(UbenchGroup::Hbm); }
-TEST(GpuRuns, AnalyticFidelityLandsNearTheCycleLevelRunOnCaches) {
-  expect_analytic_near_cycle_level(UbenchGroup::Cache);
-}
-TEST(GpuRuns, AnalyticFidelityLandsNearTheCycleLevelRunOnTheSm) { expect_analytic_near_cycle_level(UbenchGroup::Sm); }
 
 TEST(GpuRuns, AKernelStartsItsLaunchLatencyAfterItsTurn) {
   // The RTX A6000 preset: 5,000 cycles at 1800 MHz before the first CTA. The microbenchmark's
