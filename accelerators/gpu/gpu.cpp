@@ -904,7 +904,7 @@ std::vector<KernelRun> Gpu::run_concurrent(const std::vector<Pending>& batch, st
       for (std::uint64_t c; (c = core.run(until, finished)) != SmCore::kNever;) done.push_back(Done{c, s, finished});
     }
   };
-  const auto settle = [&] {  // the completions in time order (ties: SM order), each freeing its resources
+  const auto settle = [&] {  // the completions in time order (ties: SM order), freeing their resources
     std::stable_sort(done.begin(), done.end(),
                      [](const Done& a, const Done& b) { return a.cycle != b.cycle ? a.cycle < b.cycle : a.sm < b.sm; });
     for (const Done& d : done) {
@@ -920,8 +920,10 @@ std::vector<KernelRun> Gpu::run_concurrent(const std::vector<Pending>& batch, st
       on.erase(it);
       runs[k].end_cycle = std::max(runs[k].end_cycle, d.cycle);
       if (++live[k].completed == batch[k].kernel.ctas()) finish(k, d.cycle);
-      fill(d.sm, d.cycle);
     }
+    // Then the freed resources (all at one cycle) taken, SM by SM: the SM may hand a completed
+    // CTA's handle to a new one, so no placement comes before every completion is accounted.
+    for (const Done& d : done) fill(d.sm, d.cycle);
     done.clear();
   };
   // The SMs in step from the earliest event (an issue, a completion or a kernel's turn) to the

@@ -21,15 +21,16 @@ using testing::TempDir;
 
 // A kernel trace of `ctas` CTAs of one warp, each a chain of `ffmas` dependent FFMAs, on CUDA
 // stream `stream`.
-std::string streams_test_kernel(const std::string& name, int id, int stream, int ctas, int ffmas) {
+std::string streams_test_kernel(const std::string& name, int id, int stream, int ctas, int ffmas, int shmem = 0,
+                                int nregs = 16) {
   std::string s = fmt::format(
-      "-kernel name = {}\n-kernel id = {}\n-grid dim = ({},1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n"
+      "-kernel name = {}\n-kernel id = {}\n-grid dim = ({},1,1)\n-block dim = (32,1,1)\n-shmem = {}\n-nregs = {}\n"
       "-binary version = 86\n-cuda stream id = {}\n-shmem base_addr = 0x00007fff00000000\n"
       "-local mem base_addr = 0x00007fff01000000\n-nvbit version = 1.5.5\n-accelsim tracer version = 4\n"
       "-enable lineinfo = 0\n\n"
       "#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width "
       "[adrrescompress?] [mem_addresses]\n\n",
-      name, id, ctas, stream);
+      name, id, ctas, shmem, nregs, stream);
   for (int c = 0; c < ctas; ++c) {
     s += fmt::format("#BEGIN_TB\n\nthread block = {},0,0\n\nwarp = 0\ninsts = {}\n", c, ffmas + 1);
     for (int i = 0; i < ffmas; ++i) s += fmt::format("{:04x} ffffffff 1 R1 FFMA 3 R1 R2 R1 0\n", i * 16);
@@ -38,15 +39,21 @@ std::string streams_test_kernel(const std::string& name, int id, int stream, int
   return s;
 }
 
-// The completion time (s) of a trace of the kernels `kernels` (each a (stream, CTAs) pair; one
-// warp a CTA, a chain of 200 FFMAs) in order, on an RTX A6000 of `sms` SMs with `extra` SM keys.
-double streams_test_latency(const TempDir& dir, const std::string& tag, const std::vector<std::pair<int, int>>& kernels,
+struct StreamsTestKernel {
+  int stream, ctas;
+  int shmem = 0, nregs = 16;  // per CTA, per thread
+};
+
+// The completion time (s) of a trace of the kernels `kernels` (one warp a CTA, a chain of 200
+// FFMAs) in order, on an RTX A6000 of `sms` SMs with `extra` SM keys.
+double streams_test_latency(const TempDir& dir, const std::string& tag, const std::vector<StreamsTestKernel>& kernels,
                             int sms, const std::string& extra = "") {
   std::string list;
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const int id = static_cast<int>(i) + 1;
     dir.write(fmt::format("{}/kernel-{}.traceg", tag, id),
-              streams_test_kernel(fmt::format("k{}", id), id, kernels[i].first, kernels[i].second, 200));
+              streams_test_kernel(fmt::format("k{}", id), id, kernels[i].stream, kernels[i].ctas, 200, kernels[i].shmem,
+                                  kernels[i].nregs));
     list += fmt::format("kernel-{}.traceg\n", id);
   }
   const std::string trace = dir.write(tag + "/kernelslist.g", list);
@@ -108,8 +115,24 @@ TEST_F(GpuStreams, AKernelFillingEverySmDelaysTheOtherStreamsKernel) {
   EXPECT_NEAR(wide, kStreamsTestLaunch + 4 * run, 1e-12);
 }
 
+TEST_F(GpuStreams, CtasOfTwoKernelsShareAnSmAsTheOccupancyRulesAllow) {
+  const double alone = streams_test_latency(dir, "alone2", {{0, 1, 60 * 1024}}, 1);
+  const double run = alone - kStreamsTestLaunch;
+  // Shared memory (100 KiB an SM): 60 + 1 KiB and 30 + 1 KiB fit together, side by side; 60 + 1
+  // and 40 + 1 do not, so the second kernel's CTA waits for the first's.
+  EXPECT_NEAR(streams_test_latency(dir, "fit", {{0, 1, 60 * 1024}, {1, 1, 30 * 1024}}, 1), alone, 1e-12);
+  EXPECT_NEAR(streams_test_latency(dir, "nofit", {{0, 1, 60 * 1024}, {1, 1, 40 * 1024}}, 1),
+              kStreamsTestLaunch + 2 * run, 1e-12);
+  // Registers (16384 a sub-core): a warp of 255 registers a thread takes 8192, so 8 such CTAs
+  // of one warp fill the SM's four sub-cores, two each, and the other stream's CTA (512
+  // registers) waits for one of them; 7 leave a sub-core room for it.
+  const double full = streams_test_latency(dir, "full", {{0, 8, 0, 255}, {1, 1}}, 1);
+  const double room = streams_test_latency(dir, "room", {{0, 7, 0, 255}, {1, 1}}, 1);
+  EXPECT_GT(full, room + 0.9 * run);
+}
+
 TEST_F(GpuStreams, ConcurrentRunsAreDeterministic) {
-  const std::vector<std::pair<int, int>> kernels = {{0, 4}, {1, 4}, {0, 1}};
+  const std::vector<StreamsTestKernel> kernels = {{0, 4}, {1, 4}, {0, 1}};
   EXPECT_EQ(streams_test_latency(dir, "a", kernels, 3), streams_test_latency(dir, "b", kernels, 3));
 }
 
