@@ -80,7 +80,9 @@ KindSpec AccelSimTraceWorkload::spec() {
   KindSpec s;
   s.name = "accelsim_trace";
   s.description =
-      "an Accel-Sim NVBit trace (kernelslist.g and kernel-N.traceg) run on a gpu, kernels in the list's order; needs "
+      "an Accel-Sim NVBit trace (kernelslist.g and kernel-N.traceg) run on a gpu, kernels in the list's order (those "
+      "of one CUDA stream one after another, of different streams "
+      "concurrently where docs/gpu.md allows); needs "
       "sm.dependences: scoreboard (traces carry no control bits); see docs/gpu-traces.md";
   s.add(param::path("path",
                     "the trace's kernelslist.g (after Accel-Sim's post-traces-processing; kernel files are read from "

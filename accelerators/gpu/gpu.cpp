@@ -1,7 +1,9 @@
 #include "accelerators/gpu/gpu.h"
 
 #include <algorithm>
+#include <iterator>
 #include <queue>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -588,10 +590,12 @@ class Gpu::CtaQueue {
  public:
   explicit CtaQueue(const KernelLaunch& k) : k_(k), programs_(k.warps_per_cta()) {}
   bool empty() const { return next_ == k_.ctas(); }
-  void place(SmCore& core, std::uint64_t at) {
+  int place(SmCore& core, std::uint64_t at) {  // the CTA's handle on `core`
     for (std::uint32_t w = 0; w < programs_.size(); ++w) programs_[w] = &k_.program_of(next_, w);
-    core.add_cta(programs_, at, next_ * k_.warps_per_cta(), static_cast<int>(k_.cluster), next_ / k_.cluster);
+    const int id =
+        core.add_cta(programs_, at, next_ * k_.warps_per_cta(), static_cast<int>(k_.cluster), next_ / k_.cluster);
     ++next_;
+    return id;
   }
   std::uint64_t next() const { return next_; }  // the next CTA's number
 
@@ -771,10 +775,222 @@ KernelRun Gpu::run_kernel(const Pending& p, std::uint64_t start) {
   return r;
 }
 
+std::vector<KernelRun> Gpu::run_concurrent(const std::vector<Pending>& batch, std::uint64_t now) {
+  const std::size_t n = batch.size();
+  const auto subs = static_cast<std::size_t>(limits_.sub_cores);
+  const auto round_up = [](std::uint64_t v, std::uint64_t unit) { return (v + unit - 1) / unit * unit; };
+  struct Live {
+    std::unique_ptr<CtaQueue> ctas;
+    std::uint64_t start = SmCore::kNever;  // its first CTA may go at this cycle (kNever: not yet known)
+    bool started = false, finished = false, placed = false;
+    std::uint64_t completed = 0;
+    int warps = 0;
+    std::uint64_t regs_per_warp = 0, shared = 0;  // allocated, at the granularities
+    int next = -1;                                // the next kernel of its stream in the batch
+  };
+  std::vector<Live> live(n);
+  std::vector<KernelRun> runs(n);
+  std::map<int, std::size_t> last;  // stream -> its latest kernel in the batch
+  for (std::size_t k = 0; k < n; ++k) {
+    const KernelLaunch& kl = batch[k].kernel;
+    Live& l = live[k];
+    l.ctas = std::make_unique<CtaQueue>(kl);
+    l.warps = static_cast<int>(kl.warps_per_cta());
+    l.regs_per_warp =
+        round_up(std::uint64_t{kl.registers_per_thread} * 32, static_cast<std::uint64_t>(limits_.register_granularity));
+    l.shared = round_up(kl.shared_bytes + limits_.shared_reserved_per_cta, limits_.shared_granularity);
+    KernelRun& r = runs[k];
+    r.occupancy = batch[k].occupancy;
+    r.waves = waves(kl.ctas(), r.occupancy, sms_);
+    // Each warp issues each of its program's instructions once: the kernel's own count, though
+    // its SMs also run other kernels' warps.
+    for (std::uint64_t c = 0; c < kl.ctas(); ++c)
+      for (std::uint32_t w = 0; w < kl.warps_per_cta(); ++w) r.warp_instructions += kl.program_of(c, w).instructions();
+    const auto [it, first] = last.try_emplace(kl.stream, k);
+    if (first) {
+      r.launch_cycle = now;
+      l.start = now + kernel_launch_;
+    } else {
+      live[it->second].next = static_cast<int>(k);
+      it->second = k;
+    }
+  }
+  // What each SM has allocated, and what each of its CTAs holds (by handle).
+  struct Room {
+    int warps = 0, ctas = 0;
+    std::uint64_t shared = 0;
+    std::vector<std::uint64_t> regs;  // per sub-core
+  };
+  struct Held {
+    std::size_t kernel;
+    std::vector<std::uint64_t> regs;
+  };
+  std::vector<Room> room(static_cast<std::size_t>(sms_), Room{0, 0, 0, std::vector<std::uint64_t>(subs, 0)});
+  std::vector<std::map<int, Held>> held(static_cast<std::size_t>(sms_));
+  const std::uint64_t regs_per_sub = limits_.registers / subs;
+  std::vector<std::uint64_t> need(subs);
+  // Kernel k's next CTA on SM s: its warps dealt round-robin from the SM's next sub-core, each
+  // sub-core's file holding whole warps' allocations (occupancy.cpp's rules, CTA by CTA).
+  const auto fits = [&](std::size_t k, int s) {
+    const Room& r = room[static_cast<std::size_t>(s)];
+    const Live& l = live[k];
+    if (r.warps + l.warps > limits_.max_warps || r.ctas + 1 > limits_.max_ctas ||
+        r.shared + l.shared > limits_.shared_bytes)
+      return false;
+    std::fill(need.begin(), need.end(), 0);
+    const auto first = static_cast<std::size_t>(cores_[static_cast<std::size_t>(s)]->next_sub_core());
+    for (int w = 0; w < l.warps; ++w) need[(first + static_cast<std::size_t>(w)) % subs] += l.regs_per_warp;
+    for (std::size_t i = 0; i < subs; ++i)
+      if (r.regs[i] + need[i] > regs_per_sub) return false;
+    return true;
+  };
+  const auto place = [&](std::size_t k, int s, std::uint64_t at) {  // after fits(k, s), which left `need`
+    Room& r = room[static_cast<std::size_t>(s)];
+    Live& l = live[k];
+    r.warps += l.warps;
+    ++r.ctas;
+    r.shared += l.shared;
+    for (std::size_t i = 0; i < subs; ++i) r.regs[i] += need[i];
+    const int id = l.ctas->place(*cores_[static_cast<std::size_t>(s)], at);
+    held[static_cast<std::size_t>(s)][id] = Held{k, need};
+    if (!l.placed) runs[k].start_cycle = at;
+    l.placed = true;
+  };
+  // An SM's free resources: the waiting CTAs of the older kernels first.
+  const auto fill = [&](int s, std::uint64_t at) {
+    for (std::size_t k = 0; k < n; ++k)
+      while (live[k].started && !live[k].ctas->empty() && fits(k, s)) place(k, s, at);
+  };
+  const auto finish = [&](std::size_t k, std::uint64_t at) {
+    live[k].finished = true;
+    runs[k].end_cycle = at;
+    if (live[k].next >= 0) {  // the stream's next kernel: its turn
+      const auto j = static_cast<std::size_t>(live[k].next);
+      runs[j].launch_cycle = at;
+      live[j].start = at + kernel_launch_;
+    }
+  };
+  // Kernels whose first CTA may go by `t`, breadth-first: each CTA to the SM with room that
+  // holds the fewest CTAs (ties: the lower SM), as the lone kernel's placement on idle SMs.
+  const auto arrive = [&](std::uint64_t t) {
+    for (std::size_t k = 0; k < n; ++k) {
+      Live& l = live[k];
+      if (l.started || l.start > t) continue;
+      l.started = true;
+      runs[k].start_cycle = runs[k].end_cycle = t;
+      if (l.ctas->empty()) finish(k, t);  // an empty grid
+      while (!l.ctas->empty()) {
+        int best = -1;
+        for (int s = 0; s < sms_; ++s)
+          if ((best < 0 || room[static_cast<std::size_t>(s)].ctas < room[static_cast<std::size_t>(best)].ctas) &&
+              fits(k, s))
+            best = s;
+        if (best < 0) break;
+        fits(k, best);  // its allocation in `need`
+        place(k, best, t);
+      }
+    }
+  };
+  struct Done {
+    std::uint64_t cycle;
+    int sm, cta;
+  };
+  std::vector<Done> done;
+  const auto advance = [&](std::uint64_t until) {  // every SM to `until`, noting its completions
+    for (int s = 0; s < sms_; ++s) {
+      SmCore& core = *cores_[static_cast<std::size_t>(s)];
+      if (core.next_event() > until) continue;
+      int finished = 0;
+      for (std::uint64_t c; (c = core.run(until, finished)) != SmCore::kNever;) done.push_back(Done{c, s, finished});
+    }
+  };
+  const auto settle = [&] {  // the completions in time order (ties: SM order), freeing their resources
+    std::stable_sort(done.begin(), done.end(),
+                     [](const Done& a, const Done& b) { return a.cycle != b.cycle ? a.cycle < b.cycle : a.sm < b.sm; });
+    for (const Done& d : done) {
+      auto& on = held[static_cast<std::size_t>(d.sm)];
+      const auto it = on.find(d.cta);
+      if (it == on.end()) throw std::logic_error("a CTA completed that the GPU did not place");
+      const std::size_t k = it->second.kernel;
+      Room& r = room[static_cast<std::size_t>(d.sm)];
+      r.warps -= live[k].warps;
+      --r.ctas;
+      r.shared -= live[k].shared;
+      for (std::size_t i = 0; i < subs; ++i) r.regs[i] -= it->second.regs[i];
+      on.erase(it);
+      runs[k].end_cycle = std::max(runs[k].end_cycle, d.cycle);
+      if (++live[k].completed == batch[k].kernel.ctas()) finish(k, d.cycle);
+    }
+    // Then the freed resources (all at one cycle) taken, SM by SM: the SM may hand a completed
+    // CTA's handle to a new one, so no placement comes before every completion is accounted.
+    for (const Done& d : done) fill(d.sm, d.cycle);
+    done.clear();
+  };
+  // The SMs in step from the earliest event (an issue, a completion or a kernel's turn) to the
+  // next: a kernel may start on any SM at its cycle, so none may run ahead of it.
+  const std::uint64_t instructions = totals().warp_instructions;
+  while (std::any_of(live.begin(), live.end(), [](const Live& l) { return !l.finished; })) {
+    std::uint64_t t = SmCore::kNever;
+    for (const Live& l : live)
+      if (!l.started) t = std::min(t, l.start);
+    for (const auto& core : cores_) t = std::min(t, core->next_event());
+    if (t == SmCore::kNever) throw std::logic_error("concurrent kernels wait on a GPU with nothing running");
+    advance(t);  // completions at t, before anything issues at t
+    settle();
+    arrive(t);
+    advance(t + 1);  // the issues of cycle t, and completions at t + 1
+    settle();
+    arrive(t + 1);
+  }
+  std::uint64_t counted = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    counted += runs[k].warp_instructions;
+    warp_instructions_.add(runs[k].warp_instructions);
+    ctas_.add(batch[k].kernel.ctas());
+    kernels_.add();
+  }
+  if (counted != totals().warp_instructions - instructions)
+    throw std::logic_error("concurrent kernels: warp instructions issued differ from their programs'");
+  return runs;
+}
+
 void Gpu::run() {
   for (;;) {
     while (queue_.empty()) wait(launched_);
     running_ = true;
+    // The queued compute-only kernels without clusters, up to the first that is not: when they
+    // are of several streams, they run concurrently. A kernel that reaches global memory or has
+    // clusters runs alone, after them.
+    std::size_t prefix = 0;
+    std::set<int> streams;
+    while (prefix < queue_.size() && !queue_[prefix].global && queue_[prefix].kernel.cluster <= 1)
+      streams.insert(queue_[prefix++].kernel.stream);
+    if (streams.size() > 1) {
+      std::vector<Pending> batch(std::make_move_iterator(queue_.begin()),
+                                 std::make_move_iterator(queue_.begin() + static_cast<std::ptrdiff_t>(prefix)));
+      queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(prefix));
+      const std::uint64_t launched = clock().cycle_at(clock().next_edge(sc_core::sc_time_stamp()));
+      running_live_ = false;
+      running_start_ = clock().time_of(launched + kernel_launch_);
+      const std::vector<KernelRun> runs = run_concurrent(batch, launched);
+      running_energy_ = energy_of(totals()) - finished_energy_;
+      std::vector<std::size_t> order(runs.size());
+      for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return runs[a].end_cycle < runs[b].end_cycle; });
+      running_end_ = clock().time_of(runs[order.back()].end_cycle);
+      const sc_core::sc_time window(context().stats_window_s(), sc_core::SC_SEC);
+      for (std::size_t k : order) {  // each kernel's `done` at its end
+        const sc_core::sc_time end = clock().time_of(runs[k].end_cycle);
+        while (sc_core::sc_time_stamp() < end) wait(std::min(window, end - sc_core::sc_time_stamp()));
+        if (k == order.back()) {
+          finished_energy_ = energy_of(totals());
+          running_ = false;
+        }
+        batch[k].done(runs[k]);
+      }
+      continue;
+    }
     Pending p = std::move(queue_.front());
     queue_.pop_front();
     const std::uint64_t launched = clock().cycle_at(clock().next_edge(sc_core::sc_time_stamp()));

@@ -1,8 +1,10 @@
 // Component kind `gpu`: an NVIDIA-class GPU of `sms` streaming multiprocessors (sm_core.h), each
-// with four sub-cores, their pipes and tensor cores, and shared memory. Kernels launched on it
+// with four sub-cores, their pipes and tensor cores, and shared memory. Kernels of one stream
 // run in launch order; each kernel's CTAs are placed on SMs under the CUDA occupancy rules
 // (occupancy.h), breadth-first over the SMs, and a CTA that completes gives its SM the next
-// waiting CTA at that cycle (ties in SM order, so runs are deterministic).
+// waiting CTA at that cycle (ties in SM order, so runs are deterministic). Compute-only kernels
+// without clusters of different streams run concurrently, sharing the SMs' resources
+// (run_concurrent; docs/gpu.md, Streams); the others run alone.
 //
 // Energy is counted per event (register-file accesses, lane operations by pipe, tensor MACs by
 // format, shared-memory wavefronts) and area per SM, from the technology table.
@@ -77,7 +79,12 @@ class Gpu : public Component, public tlm::tlm_mm_interface {
     std::uint64_t clusters = 0;     // co-resident clusters (0: none)
     bool cluster_barriers = false;  // has barrier.cluster: the SMs stay in step to its end
   };
-  void run();  // SC_THREAD: runs the queued kernels one after another
+  void run();  // SC_THREAD: runs the queued kernels (concurrently where their streams differ)
+  // Compute-only kernels without clusters of two or more streams, all queued at `now`: each
+  // stream's kernels in order, a stream's kernel `kernel_launch` after its turn, their CTAs
+  // sharing the SMs by the per-SM resources (older kernels' CTAs placed first). The SMs go in
+  // step. Returns each kernel's run, in the batch's order.
+  std::vector<KernelRun> run_concurrent(const std::vector<Pending>& batch, std::uint64_t now);
   KernelRun run_kernel(const Pending& p, std::uint64_t start);
   class CtaQueue;
   // The run's fixed figures and its first CTAs placed; end_kernel counts it.

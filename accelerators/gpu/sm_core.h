@@ -159,6 +159,8 @@ class SmCore {
   // no CTA resident, or every warp waits for data from outside), for stepping SMs together.
   std::uint64_t next_event() const { return live_ctas_ == 0 ? kNever : std::max(now_, wake_); }
   bool waits_for_memory() const { return !loads_.empty(); }  // a load's data is outside the SM
+  // The sub-core the next CTA's warp 0 goes to (add_cta deals warps round-robin from it).
+  int next_sub_core() const { return next_sub_; }
   // Cluster barriers across SMs: `arrive(cluster, phase, cycle)` when a warp of a CTA of cluster
   // `cluster` (add_cta's cluster_id) arrives at `phase`, `exit(cluster, arrivals, cycle)` when
   // such a warp exits after `arrivals` arrives; the GPU answers with cluster_release(). Unset,
