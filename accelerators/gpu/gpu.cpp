@@ -778,7 +778,6 @@ KernelRun Gpu::run_kernel(const Pending& p, std::uint64_t start) {
 std::vector<KernelRun> Gpu::run_concurrent(const std::vector<Pending>& batch, std::uint64_t now) {
   const std::size_t n = batch.size();
   const auto subs = static_cast<std::size_t>(limits_.sub_cores);
-  const auto round_up = [](std::uint64_t v, std::uint64_t unit) { return (v + unit - 1) / unit * unit; };
   struct Live {
     std::unique_ptr<CtaQueue> ctas;
     std::uint64_t start = SmCore::kNever;  // its first CTA may go at this cycle (kNever: not yet known)
@@ -796,9 +795,8 @@ std::vector<KernelRun> Gpu::run_concurrent(const std::vector<Pending>& batch, st
     Live& l = live[k];
     l.ctas = std::make_unique<CtaQueue>(kl);
     l.warps = static_cast<int>(kl.warps_per_cta());
-    l.regs_per_warp =
-        round_up(std::uint64_t{kl.registers_per_thread} * 32, static_cast<std::uint64_t>(limits_.register_granularity));
-    l.shared = round_up(kl.shared_bytes + limits_.shared_reserved_per_cta, limits_.shared_granularity);
+    l.regs_per_warp = batch[k].occupancy.registers_per_warp;  // as the occupancy rules allocate them
+    l.shared = batch[k].occupancy.shared_per_cta;
     KernelRun& r = runs[k];
     r.occupancy = batch[k].occupancy;
     r.waves = waves(kl.ctas(), r.occupancy, sms_);
@@ -954,6 +952,13 @@ std::vector<KernelRun> Gpu::run_concurrent(const std::vector<Pending>& batch, st
   return runs;
 }
 
+void Gpu::wait_in_windows(const sc_core::sc_time& end) {
+  // One wake-up per statistics window, so the power monitor samples a kernel's energy as it is
+  // spread over the run (dynamic_energy_j), not as one spike at its end.
+  const sc_core::sc_time window(context().stats_window_s(), sc_core::SC_SEC);
+  while (sc_core::sc_time_stamp() < end) wait(std::min(window, end - sc_core::sc_time_stamp()));
+}
+
 void Gpu::run() {
   for (;;) {
     while (queue_.empty()) wait(launched_);
@@ -979,10 +984,8 @@ void Gpu::run() {
       std::stable_sort(order.begin(), order.end(),
                        [&](std::size_t a, std::size_t b) { return runs[a].end_cycle < runs[b].end_cycle; });
       running_end_ = clock().time_of(runs[order.back()].end_cycle);
-      const sc_core::sc_time window(context().stats_window_s(), sc_core::SC_SEC);
       for (std::size_t k : order) {  // each kernel's `done` at its end
-        const sc_core::sc_time end = clock().time_of(runs[k].end_cycle);
-        while (sc_core::sc_time_stamp() < end) wait(std::min(window, end - sc_core::sc_time_stamp()));
+        wait_in_windows(clock().time_of(runs[k].end_cycle));
         if (k == order.back()) {
           finished_energy_ = energy_of(totals());
           running_ = false;
@@ -1003,10 +1006,7 @@ void Gpu::run() {
     r.launch_cycle = launched;
     running_energy_ = energy_of(totals()) - finished_energy_;
     running_end_ = clock().time_of(r.end_cycle);
-    // One wake-up per statistics window, so the power monitor samples the kernel's energy as
-    // it is spread over the run (dynamic_energy_j), not as one spike at its end.
-    const sc_core::sc_time window(context().stats_window_s(), sc_core::SC_SEC);
-    while (sc_core::sc_time_stamp() < running_end_) wait(std::min(window, running_end_ - sc_core::sc_time_stamp()));
+    wait_in_windows(running_end_);
     finished_energy_ = energy_of(totals());
     running_ = false;
     p.done(r);

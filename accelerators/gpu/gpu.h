@@ -96,6 +96,7 @@ class Gpu : public Component, public tlm::tlm_mm_interface {
   // out the window while the DRAM answers.
   KernelRun run_kernel_windowed(const Pending& p, std::uint64_t start);
   void flush_window();  // the window's accesses to the L2, in time order
+  void wait_in_windows(const sc_core::sc_time& end);  // SystemC time to `end`, a statistics window a step
   // A kernel of thread-block clusters: each cluster placed whole on SMs of one GPC
   // (ClusterPlacer), the SMs in step while clusters wait for room.
   KernelRun run_kernel_clustered(const Pending& p, std::uint64_t start);

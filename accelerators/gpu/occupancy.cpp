@@ -34,6 +34,7 @@ Occupancy occupancy(const SmLimits& sm, std::uint32_t threads, std::uint32_t reg
   if (assumed > sm.max_registers_per_cta || per_warp * static_cast<std::uint64_t>(warps) > sm.max_registers_per_cta)
     throw OccupancyError("registers", fmt::format("{} registers per thread x {} threads is more than a CTA may hold ({})",
                                                   regs_per_thread, threads, sm.max_registers_per_cta));
+  o.registers_per_warp = per_warp;
   if (per_warp == 0) {
     o.by_registers = INT_MAX;
   } else {
@@ -46,6 +47,7 @@ Occupancy occupancy(const SmLimits& sm, std::uint32_t threads, std::uint32_t reg
   if (shared > sm.max_shared_per_cta || per_cta > sm.shared_bytes)
     throw OccupancyError("shared_memory",
                          fmt::format("{} B of shared memory per CTA: at most {} B", shared, sm.max_shared_per_cta));
+  o.shared_per_cta = per_cta;
   o.by_shared = per_cta == 0 ? INT_MAX : static_cast<int>(sm.shared_bytes / per_cta);
 
   o.ctas_per_sm = std::min({o.by_warps, o.by_ctas, o.by_registers, o.by_shared});

@@ -34,6 +34,9 @@ struct Occupancy {
   std::string limiter;  // "warps", "ctas", "registers", "shared_memory" (the first that binds)
   int warps_per_sm() const;  // active warps at full occupancy
   int warps_per_cta = 0;
+  // What one CTA is allocated: registers per warp (at the register granularity, in a sub-core's
+  // file) and shared memory (with the reserve, at the shared granularity).
+  std::uint64_t registers_per_warp = 0, shared_per_cta = 0;
 };
 
 // Why a kernel cannot run on an SM at all: `limit` is "threads", "registers" or
