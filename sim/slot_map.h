@@ -17,7 +17,6 @@ class SlotMap {
   // A slot for a new object and its id. The slot holds whatever its last object left there:
   // the caller sets every field (clearing, not reassigning, vectors keeps their capacity).
   std::uint64_t acquire() {
-    ++size_;
     if (!free_.empty()) {
       const std::uint64_t id = free_.back();
       free_.pop_back();
@@ -37,16 +36,14 @@ class SlotMap {
   void release(std::uint64_t id) {
     live_[id] = false;
     free_.push_back(id);
-    --size_;
   }
-  bool empty() const { return size_ == 0; }
-  std::size_t size() const { return size_; }
+  bool empty() const { return size() == 0; }
+  std::size_t size() const { return slots_.size() - free_.size(); }
 
  private:
   std::vector<T> slots_;
   std::vector<bool> live_;
   std::vector<std::uint64_t> free_;
-  std::size_t size_ = 0;
 };
 
 }  // namespace strata
