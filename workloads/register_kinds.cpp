@@ -1,6 +1,7 @@
 #include "workloads/register_kinds.h"
 
 #include "sim/registry.h"
+#include "workloads/gemm_workload.h"
 #include "workloads/gnn/gnn_workload.h"
 #include "workloads/op_trace_workload.h"
 #include "workloads/transformer/transformer_workload.h"
@@ -12,6 +13,7 @@ void register_workload_kinds(Registry& registry) {
   registry.add_workload<MoeLayerWorkload>();
   registry.add_workload<GnnWorkload>();
   registry.add_workload<OpTraceWorkload>();
+  registry.add_workload<GemmWorkload>();
 }
 
 }  // namespace strata

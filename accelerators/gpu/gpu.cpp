@@ -414,8 +414,10 @@ void Gpu::launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done
         if (std::any_of(part->begin(), part->end(), pred)) return true;
       return false;
     };
-    return in_program(kernel.program.get()) || std::any_of(kernel.warp_programs.begin(), kernel.warp_programs.end(),
-                                                           [&](const auto& p) { return in_program(p.get()); });
+    const auto in_any = [&](const auto& programs) {
+      return std::any_of(programs.begin(), programs.end(), [&](const auto& p) { return in_program(p.get()); });
+    };
+    return in_program(kernel.program.get()) || in_any(kernel.warp_programs) || in_any(kernel.cta_programs);
   };
   const bool global = any([](const WarpInstruction& in) { return in.global(); });
   const bool barriers = any(
@@ -518,6 +520,7 @@ KernelRun Gpu::evaluate(const KernelLaunch& kernel) {
   r.launch_cycle = analytic_cycle_;
   r.start_cycle = analytic_cycle_ += kernel_launch_;
   r.end_cycle = analytic_cycle_ += e.cycles;
+  r.dram_bytes = e.dram_bytes;
   if (dram && e.dram_bytes > 0) {
     // The DRAM counts the kernel's traffic as a stream from every SM over its run.
     AnalyticTransfer t;
@@ -592,8 +595,8 @@ class Gpu::CtaQueue {
   bool empty() const { return next_ == k_.ctas(); }
   int place(SmCore& core, std::uint64_t at) {  // the CTA's handle on `core`
     for (std::uint32_t w = 0; w < programs_.size(); ++w) programs_[w] = &k_.program_of(next_, w);
-    const int id =
-        core.add_cta(programs_, at, next_ * k_.warps_per_cta(), static_cast<int>(k_.cluster), next_ / k_.cluster);
+    const int id = core.add_cta(programs_, at, next_ * k_.warps_per_cta(), static_cast<int>(k_.cluster),
+                                next_ / k_.cluster, k_.tile_of(next_));
     ++next_;
     return id;
   }
@@ -1014,6 +1017,7 @@ void Gpu::run() {
 }
 
 void Gpu::finalize(const sc_core::sc_time& end) {
+  finalize_graph(end);
   const SmCounts total = totals();
   sm_busy_cycles_.add(total.busy_cycles);
   for (int op = 0; op < kWarpOps; ++op)

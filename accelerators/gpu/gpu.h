@@ -23,13 +23,17 @@
 #include <vector>
 
 #include "accelerators/gpu/gpu_l2.h"
+#include "accelerators/gpu/gpu_mapper.h"
+#include "accelerators/gpu/kernels/kernel_target.h"
 #include "accelerators/gpu/occupancy.h"
 #include "accelerators/gpu/sm_core.h"
+#include "sim/analytic.h"
 #include "sim/component.h"
 #include "sim/payload_pool.h"
 #include "sim/ports.h"
 #include "sim/tlm_at.h"
 #include "workloads/gpu/warp_program.h"
+#include "workloads/graph_workload.h"
 
 namespace strata {
 
@@ -43,10 +47,11 @@ struct KernelRun {
   std::uint64_t waves = 0;     // rounds of CTAs, or of clusters when the kernel has them
   std::uint64_t clusters = 0;  // clusters that co-reside at most (0: no clusters)
   std::uint64_t warp_instructions = 0;
+  std::uint64_t dram_bytes = 0;  // analytic fidelity: the DRAM traffic estimated for it
   std::uint64_t cycles() const { return end_cycle - start_cycle; }
 };
 
-class Gpu : public Component, public tlm::tlm_mm_interface {
+class Gpu : public Component, public tlm::tlm_mm_interface, public GraphTarget, public AnalyticModel {
  public:
   static KindSpec spec();
   Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
@@ -69,6 +74,18 @@ class Gpu : public Component, public tlm::tlm_mm_interface {
   void finalize(const sc_core::sc_time& end) override;
   double dynamic_energy_j() const override;
   void free(tlm::tlm_generic_payload* gp) override;  // tlm_mm_interface
+
+  // Operator graphs (gpu_graph.cpp): the mapper (gpu_mapper.h) lowers the graph to kernels at
+  // elaboration; they run on one stream in the graph's order. Per kernel launch the statistics
+  // `launches.<name>.{time,flops,tflops,dram_bytes,bandwidth,l2_hit_rate,occupancy,waves,
+  // compute_fraction,memory_fraction,memory_bound}`; summary.json latency_s, flops,
+  // achieved_tflops, achieved_bandwidth_gbps (the DRAM's), mapper_candidates.
+  void load_graph(std::shared_ptr<const OpGraph> graph) override;
+  bool graph_finished() const override;
+  std::optional<double> graph_progress() const override;
+  double evaluate_analytic() override;  // an operator graph's kernels, in closed form
+  // What the kernel generators read of this GPU.
+  GpuKernelTarget kernel_target() const;
 
  private:
   struct Pending {
@@ -159,6 +176,24 @@ class Gpu : public Component, public tlm::tlm_mm_interface {
                 *sfu = nullptr, *shared = nullptr, *l1 = nullptr, *l2 = nullptr;
     std::map<std::string, EnergyEvent*> macs;  // by tensor format
   } events_;
+
+  struct GraphRun {
+    std::shared_ptr<const OpGraph> graph;
+    GpuProgram program;
+    struct Row {
+      const GpuKernel* kernel = nullptr;
+      KernelRun run;
+      std::uint64_t dram_bytes = 0, l2_hits = 0, l2_misses = 0;
+      bool done = false;
+    };
+    std::vector<Row> rows;
+    std::size_t done = 0;
+    // The L2's counters when the previous kernel ended (kernels of one stream run one at a time).
+    std::uint64_t hits = 0, misses = 0, dram = 0;
+  };
+  std::unique_ptr<GraphRun> graph_;
+  void graph_kernel_done(std::size_t row, const KernelRun& r);
+  void finalize_graph(const sc_core::sc_time& end);
 
   Counter& kernels_;
   Counter& ctas_;

@@ -22,15 +22,23 @@ struct WarpDemand {
 // Where a global access's data comes from: the smallest level its footprint fits.
 enum class Level { L1, L2, Dram };
 Level level_of(const WarpInstruction& in, const MemoryEstimate& m) {
+  if (m.loads_from_l2 && (in.footprint == 0 || in.footprint > m.l2_bytes)) return Level::L2;
   if (in.footprint == 0 || in.footprint > m.l2_bytes) return Level::Dram;
   return in.footprint <= m.l1_bytes && in.op != WarpOp::Tma ? Level::L1 : Level::L2;  // TMA skips the L1
 }
 
-// The cycles one warp alone takes for `p` run `iterations` times.
-std::uint64_t alone(const WarpProgram& p, std::uint64_t iterations, const SmTiming& timing, const MemoryEstimate& m,
-                    int cluster, SmCounts* counts = nullptr) {
-  WarpProgram q = p;
-  q.iterations = iterations;
+// The cycles one warp (or one CTA's warps: `programs`) alone takes with every body run
+// `iterations` times.
+std::uint64_t alone(const std::vector<const WarpProgram*>& programs, std::uint64_t iterations, const SmTiming& timing,
+                    const MemoryEstimate& m, int cluster, SmCounts* counts = nullptr) {
+  std::vector<WarpProgram> copies;
+  copies.reserve(programs.size());
+  for (const WarpProgram* p : programs) {
+    copies.push_back(*p);
+    if (!p->body.empty()) copies.back().iterations = iterations;
+  }
+  std::vector<const WarpProgram*> q;
+  for (const WarpProgram& c : copies) q.push_back(&c);
   SmTiming t = timing;
   t.l1_bytes = 0;  // the pass has no caches: latencies come by level
   SmCore sm(t);
@@ -38,26 +46,62 @@ std::uint64_t alone(const WarpProgram& p, std::uint64_t iterations, const SmTimi
     const Level l = level_of(in, m);
     return static_cast<std::uint64_t>(l == Level::L1 ? m.l1_latency : l == Level::L2 ? m.l2_latency : m.dram_latency);
   });
-  sm.add_cta(q, 1, 0, 0, cluster);
+  sm.add_cta(q, 0, 0, cluster);
   int id = -1;
   const std::uint64_t end = sm.run(SmCore::kNever, id);
   if (counts) *counts = sm.counts();
   return end;
 }
 
-WarpDemand demand(const WarpProgram& p, const SmTiming& t, const MemoryEstimate& m, int cluster) {
+// A dependence chain and the counts of its run: its fixed part from `k` iterations, its slope
+// from one more. With three or more iterations k is 2, so the slope is a warm iteration's (the
+// first fills the register-file cache).
+struct ChainRun {
+  double chain = 0;
+  SmCounts counts;
+};
+ChainRun chain_of(const std::vector<const WarpProgram*>& programs, std::uint64_t iterations, bool looped,
+                  const SmTiming& t, const MemoryEstimate& m, int cluster) {
+  ChainRun r;
+  const std::uint64_t k = iterations >= 3 ? 2 : std::min<std::uint64_t>(1, iterations);
+  SmCounts one, two;
+  const std::uint64_t tk = alone(programs, k, t, m, cluster, &one);
+  double slope = 0;
+  if (iterations > k && looped)
+    slope = static_cast<double>(alone(programs, k + 1, t, m, cluster, &two)) - static_cast<double>(tk);
+  r.chain = static_cast<double>(tk) + slope * static_cast<double>(iterations - k);
+  // Counts: k iterations', and the further ones as the one more.
+  r.counts = one;
+  if (iterations > k && looped) {
+    const auto scale = [&](std::uint64_t a, std::uint64_t b) {  // a: k iterations, b: k + 1
+      return a + (b - a) * (iterations - k);
+    };
+    r.counts.warp_instructions = scale(one.warp_instructions, two.warp_instructions);
+    for (int op = 0; op < kWarpOps; ++op) {
+      r.counts.by_op[op] = scale(one.by_op[op], two.by_op[op]);
+      r.counts.thread_ops[op] = scale(one.thread_ops[op], two.thread_ops[op]);
+    }
+    for (const auto& [f, n] : two.tensor_macs)
+      r.counts.tensor_macs[f] = scale(one.tensor_macs.count(f) ? one.tensor_macs.at(f) : 0, n);
+    r.counts.shared_wavefronts = scale(one.shared_wavefronts, two.shared_wavefronts);
+    r.counts.shared_bytes = scale(one.shared_bytes, two.shared_bytes);
+    r.counts.dsm_bytes = scale(one.dsm_bytes, two.dsm_bytes);
+    r.counts.rf_reads = scale(one.rf_reads, two.rf_reads);
+    r.counts.rf_writes = scale(one.rf_writes, two.rf_writes);
+  }
+  return r;
+}
+
+// `alone`: the warp runs on its own (false for a warp-specialized CTA's warps, which wait for
+// each other: their CTA's run gives the chain and the counts).
+WarpDemand demand(const WarpProgram& p, const SmTiming& t, const MemoryEstimate& m, int cluster, bool alone = true) {
   WarpDemand d;
   if (p.instructions() == 0) return d;
-  // The chain: its fixed part from `k` iterations, its slope from one more. With three or more
-  // iterations k is 2, so the slope is a warm iteration's (the first fills the register-file
-  // cache).
-  const std::uint64_t k = p.iterations >= 3 ? 2 : std::min<std::uint64_t>(1, p.iterations);
-  SmCounts one, two;
-  const std::uint64_t tk = alone(p, k, t, m, cluster, &one);
-  double slope = 0;
-  if (p.iterations > k && !p.body.empty())
-    slope = static_cast<double>(alone(p, k + 1, t, m, cluster, &two)) - static_cast<double>(tk);
-  d.chain = static_cast<double>(tk) + slope * static_cast<double>(p.iterations - k);
+  if (alone) {
+    ChainRun r = chain_of({&p}, p.iterations, !p.body.empty(), t, m, cluster);
+    d.chain = r.chain;
+    d.counts = std::move(r.counts);
+  }
   // Resources: per instruction, scaled by the loop.
   SmCore probe(t);
   std::map<int, double> pipe;
@@ -109,30 +153,15 @@ WarpDemand demand(const WarpProgram& p, const SmTiming& t, const MemoryEstimate&
   add(p.body, iterations);
   add(p.epilogue, 1);
   for (const auto& [unit, cycles] : pipe) d.pipes = std::max(d.pipes, cycles);
-  // Counts: k iterations', and the further ones as the one more.
-  d.counts = one;
-  if (p.iterations > k) {
-    const auto scale = [&](std::uint64_t a, std::uint64_t b) {  // a: k iterations, b: k + 1
-      return a + (b - a) * (p.iterations - k);
-    };
-    d.counts.warp_instructions = scale(one.warp_instructions, two.warp_instructions);
-    for (int op = 0; op < kWarpOps; ++op) {
-      d.counts.by_op[op] = scale(one.by_op[op], two.by_op[op]);
-      d.counts.thread_ops[op] = scale(one.thread_ops[op], two.thread_ops[op]);
-    }
-    for (const auto& [f, n] : two.tensor_macs) d.counts.tensor_macs[f] = scale(one.tensor_macs.count(f) ? one.tensor_macs.at(f) : 0, n);
-    d.counts.shared_wavefronts = scale(one.shared_wavefronts, two.shared_wavefronts);
-    d.counts.shared_bytes = scale(one.shared_bytes, two.shared_bytes);
-    d.counts.dsm_bytes = scale(one.dsm_bytes, two.dsm_bytes);
-    d.counts.rf_reads = scale(one.rf_reads, two.rf_reads);
-    d.counts.rf_writes = scale(one.rf_writes, two.rf_writes);
-  }
   return d;
 }
 
 // Cycles of one wave in which an SM holds `ctas` CTAs starting at CTA `first`.
+// `cta_chain`: a warp-specialized CTA's chain (0 for kernels whose warps run alone).
 double wave_cycles(const KernelLaunch& k, std::uint64_t first, std::uint64_t ctas, const SmTiming& t,
-                   const MemoryEstimate& m, int sms_busy, std::map<const WarpProgram*, WarpDemand>& cache) {
+                   const MemoryEstimate& m, int sms_busy, std::map<const WarpProgram*, WarpDemand>& cache,
+                   double cta_chain) {
+  const bool alone = cta_chain == 0;
   std::vector<double> issue(static_cast<std::size_t>(t.sub_cores)), pipes(issue.size()), tensor(issue.size());
   double chain = 0, shared = 0, dsm = 0, l2 = 0, dram = 0;
   std::size_t sub = 0;
@@ -140,9 +169,9 @@ double wave_cycles(const KernelLaunch& k, std::uint64_t first, std::uint64_t cta
     for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w, sub = (sub + 1) % issue.size()) {
       const WarpProgram& p = k.program_of(c, w);
       auto it = cache.find(&p);
-      if (it == cache.end()) it = cache.emplace(&p, demand(p, t, m, static_cast<int>(k.cluster))).first;
+      if (it == cache.end()) it = cache.emplace(&p, demand(p, t, m, static_cast<int>(k.cluster), alone)).first;
       const WarpDemand& d = it->second;
-      chain = std::max(chain, d.chain);
+      chain = std::max({chain, d.chain, cta_chain});
       l2 += d.l2_bytes;
       dram += d.dram_bytes;
       issue[sub] += d.issue;
@@ -162,19 +191,38 @@ double wave_cycles(const KernelLaunch& k, std::uint64_t first, std::uint64_t cta
 }  // namespace
 
 KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, const SmTiming& t, int sms,
-                               const MemoryEstimate& m, std::uint64_t ctas_per_wave) {
+                               const MemoryEstimate& memory, std::uint64_t ctas_per_wave) {
   KernelEstimate e;
+  MemoryEstimate m = memory;
+  m.loads_from_l2 = m.loads_from_l2 || k.expected_dram_bytes > 0;
   std::map<const WarpProgram*, WarpDemand> cache;
   const std::uint64_t per_wave =
       ctas_per_wave > 0 ? ctas_per_wave : static_cast<std::uint64_t>(occ.ctas_per_sm) * static_cast<std::uint64_t>(sms);
   e.waves = (k.ctas() + per_wave - 1) / per_wave;
+  // A warp-specialized kernel's warps wait for each other: its CTA runs alone for the chain.
+  const bool specialized = k.warp_programs.empty() && !k.cta_programs.empty();
+  ChainRun cta;
+  if (specialized) {
+    std::vector<const WarpProgram*> programs;
+    std::uint64_t iterations = 1;
+    bool looped = false;
+    for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w) {
+      programs.push_back(&k.program_of(0, w));
+      if (!programs.back()->body.empty()) {
+        iterations = std::max(iterations, programs.back()->iterations);
+        looped = true;
+      }
+    }
+    cta = chain_of(programs, iterations, looped, t, m, static_cast<int>(k.cluster));
+    cta.chain = std::max(cta.chain, 1.0);
+  }
   double cycles = 0;
   for (std::uint64_t first = 0; first < k.ctas(); first += per_wave) {
     // A wave's SMs hold the CTAs spread evenly; the busiest SM (the most CTAs) sets its time.
     const std::uint64_t in_wave = std::min(per_wave, k.ctas() - first);
     const std::uint64_t on_busiest = (in_wave + static_cast<std::uint64_t>(sms) - 1) / static_cast<std::uint64_t>(sms);
     const int busy = static_cast<int>(std::min<std::uint64_t>(in_wave, static_cast<std::uint64_t>(sms)));
-    cycles += wave_cycles(k, first, on_busiest, t, m, busy, cache);
+    cycles += wave_cycles(k, first, on_busiest, t, m, busy, cache, cta.chain);
   }
   // The grid's stores beyond what the L2 holds are written back to the DRAM: a bound on the
   // whole kernel (write-back happens as later lines evict them).
@@ -186,10 +234,21 @@ KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, cons
   }
   const double warps = static_cast<double>(k.ctas() * k.warps_per_cta());
   const double write_back = std::max(0.0, stores * warps - static_cast<double>(m.l2_bytes));
-  if (m.dram_bytes_per_cycle > 0) cycles = std::max(cycles, (reads * warps + write_back) / m.dram_bytes_per_cycle);
+  if (m.dram_bytes_per_cycle > 0)
+    cycles = std::max(cycles, std::max((reads * warps + write_back), static_cast<double>(k.expected_dram_bytes)) /
+                                  m.dram_bytes_per_cycle);
   e.cycles = static_cast<std::uint64_t>(std::ceil(cycles));
   e.counts.ctas = k.ctas();
   e.counts.busy_cycles = e.cycles * std::min<std::uint64_t>(k.ctas(), static_cast<std::uint64_t>(sms));
+  const auto at_least_compulsory = [&] { e.dram_bytes = std::max(e.dram_bytes, k.expected_dram_bytes); };
+  if (specialized) {  // every CTA the same: its run's counts, times the grid
+    e.counts.add(cta.counts, k.ctas());
+    double per_cta = 0;
+    for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w) per_cta += cache.at(&k.program_of(0, w)).dram_bytes;
+    e.dram_bytes = static_cast<std::uint64_t>(per_cta) * k.ctas() + static_cast<std::uint64_t>(write_back);
+    at_least_compulsory();
+    return e;
+  }
   for (std::uint64_t c = 0; c < k.ctas(); ++c)
     for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w) {
       const WarpProgram& p = k.program_of(c, w);
@@ -199,11 +258,13 @@ KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, cons
         e.counts.add(it->second.counts, k.ctas() * k.warps_per_cta());
         e.dram_bytes = static_cast<std::uint64_t>(it->second.dram_bytes) * k.ctas() * k.warps_per_cta() +
                        static_cast<std::uint64_t>(write_back);
+        at_least_compulsory();
         return e;
       }
       e.counts.add(it->second.counts);
       e.dram_bytes += static_cast<std::uint64_t>(it->second.dram_bytes);
     }
+  at_least_compulsory();
   return e;
 }
 

@@ -24,6 +24,9 @@ struct MemoryEstimate {
   std::uint64_t l1_bytes = 0, l2_bytes = 0;
   double l1_latency = 0, l2_latency = 0, dram_latency = 0;  // cycles, issue to data
   double l2_bytes_per_cycle = 0, dram_bytes_per_cycle = 0;
+  // Every global load comes from the L2 (the kernel's DRAM traffic is its generator's
+  // KernelLaunch::expected_dram_bytes).
+  bool loads_from_l2 = false;
 };
 
 struct KernelEstimate {

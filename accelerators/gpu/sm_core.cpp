@@ -153,7 +153,7 @@ std::uint64_t SmCore::register_reads(SubCore& s, int wi, const WarpInstruction& 
 }
 
 int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64_t at, std::uint64_t first_warp,
-                    int cluster, std::uint64_t cluster_id) {
+                    int cluster, std::uint64_t cluster_id, const std::array<std::uint32_t, 3>& tile) {
   if (live_ctas_ == 0) {
     now_ = std::max(now_, at);
     resident_since_ = now_;
@@ -201,6 +201,7 @@ int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64
     w.age = age_++;
     w.next_issue = at;
     w.global_index = first_warp + i;
+    w.tile = tile;
     w.reg_ready.assign(max_reg, 0);
     w.cp_groups.assign(1, AsyncGroup{});
     w.active = true;
@@ -513,11 +514,11 @@ std::uint64_t SmCore::global_access(Warp& w, int wi, const WarpInstruction& in, 
   // A TMA box's rows, or the active lanes' bytes.
   const bool box = in.op == WarpOp::Tma;
   const int spans = box ? static_cast<int>(in.box_rows) : 32;
-  const std::uint64_t corner = box ? in.address(0, p.addresses, iteration, w.global_index) : 0;
+  const std::uint64_t corner = box ? in.address(0, p.addresses, iteration, w.global_index, w.tile) : 0;
   for (int lane = 0; lane < spans; ++lane) {
     if (!box && !(in.active_mask >> lane & 1u)) continue;
     const std::uint64_t first = box ? corner + static_cast<std::uint64_t>(in.box_pitch * lane)
-                                    : in.address(lane, p.addresses, iteration, w.global_index);
+                                    : in.address(lane, p.addresses, iteration, w.global_index, w.tile);
     const std::uint64_t last = first + std::max<std::uint64_t>(1, box ? in.box_row_bytes : in.width) - 1;
     for (std::uint64_t sector = first / kSectorBytes; sector <= last / kSectorBytes; ++sector) {
       const std::uint64_t line = sector * kSectorBytes / kLineBytes * kLineBytes;

@@ -1,5 +1,7 @@
 #include "workloads/gpu/warp_program.h"
 
+#include <algorithm>
+
 namespace strata {
 
 const char* warp_op_name(WarpOp op) {
@@ -34,9 +36,29 @@ const char* warp_op_name(WarpOp op) {
 
 const WarpProgram& KernelLaunch::program_of(std::uint64_t cta, std::uint32_t warp) const {
   static const WarpProgram kEmpty;
-  if (warp_programs.empty()) return *program;
+  if (warp_programs.empty()) {
+    if (!cta_programs.empty()) {
+      const auto& p = cta_programs.at(warp);
+      return p ? *p : kEmpty;
+    }
+    return *program;
+  }
   const auto& p = warp_programs.at(cta * warps_per_cta() + warp);
   return p ? *p : kEmpty;
+}
+
+std::array<std::uint32_t, 3> KernelLaunch::tile_of(std::uint64_t cta) const {
+  const std::uint64_t plane = std::uint64_t{grid[0]} * grid[1];
+  const auto z = static_cast<std::uint32_t>(cta / plane);
+  std::uint64_t c = cta % plane;
+  if (swizzle <= 1 || grid[1] <= 1)
+    return {static_cast<std::uint32_t>(c % grid[0]), static_cast<std::uint32_t>(c / grid[0]), z};
+  // Bands of `swizzle` rows (the last band may be narrower), each walked column by column.
+  const std::uint64_t band_cells = std::uint64_t{swizzle} * grid[0];
+  const std::uint64_t band = c / band_cells;
+  c %= band_cells;
+  const std::uint64_t rows = std::min<std::uint64_t>(swizzle, grid[1] - band * swizzle);
+  return {static_cast<std::uint32_t>(c / rows), static_cast<std::uint32_t>(band * swizzle + c % rows), z};
 }
 
 }  // namespace strata

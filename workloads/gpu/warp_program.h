@@ -87,11 +87,14 @@ struct WarpInstruction {
   // Global accesses also move with the loop and the warp: iteration i of the body and the
   // kernel's warp w (CTA x warps per CTA + warp) add i * iteration_stride + w * warp_stride,
   // wrapped into [0, footprint) when footprint is not 0 (a pointer chase's ring, a STREAM
-  // array).
+  // array), and the CTA's tile coordinates (x, y, z) (KernelLaunch::tile_of) add
+  // x * cta_stride[0] + y * cta_stride[1] + z * cta_stride[2] (a GEMM's CTA reads its own rows
+  // of A and columns of B), not wrapped.
   std::uint64_t base = 0;
   std::int32_t lane_stride = 4;
   std::int32_t lane_addresses = -1;
   std::int64_t iteration_stride = 0, warp_stride = 0;
+  std::array<std::int64_t, 3> cta_stride{0, 0, 0};
   std::uint64_t footprint = 0;
   std::uint8_t width = 4;
   std::uint32_t active_mask = 0xffffffffu;
@@ -114,16 +117,19 @@ struct WarpInstruction {
   bool cluster_shared() const { return op == WarpOp::LdsCluster || op == WarpOp::StsCluster; }
   bool global() const { return op == WarpOp::Ldg || op == WarpOp::Stg || op == WarpOp::CpAsync || op == WarpOp::Tma; }
   std::uint64_t box_bytes() const { return std::uint64_t{box_rows} * box_row_bytes; }
-  // Lane `lane`'s first byte in loop iteration `iteration` of the kernel's warp `warp`.
+  // Lane `lane`'s first byte in loop iteration `iteration` of the kernel's warp `warp`, whose
+  // CTA sits at tile `tile`.
   std::uint64_t address(int lane, const std::vector<std::uint64_t>& pool, std::uint64_t iteration = 0,
-                        std::uint64_t warp = 0) const {
+                        std::uint64_t warp = 0, const std::array<std::uint32_t, 3>& tile = {0, 0, 0}) const {
     const std::uint64_t lane_part =
         lane_addresses >= 0 ? pool[static_cast<std::size_t>(lane_addresses) * 32 + static_cast<std::size_t>(lane)]
                             : base + static_cast<std::uint64_t>(static_cast<std::int64_t>(lane_stride) * lane);
     std::uint64_t moved =
         static_cast<std::uint64_t>(iteration_stride) * iteration + static_cast<std::uint64_t>(warp_stride) * warp;
     if (footprint) moved %= footprint;
-    return lane_part + moved;
+    const auto tiled =
+        static_cast<std::uint64_t>(cta_stride[0] * tile[0] + cta_stride[1] * tile[1] + cta_stride[2] * tile[2]);
+    return lane_part + moved + tiled;
   }
   std::uint64_t macs() const {  // per warp instruction (a Wgmma counts its warp group's)
     return static_cast<std::uint64_t>(m) * n * k;
@@ -164,8 +170,21 @@ struct KernelLaunch {
   // When not empty: warp w of CTA c runs warp_programs[c * warps_per_cta() + w] (a null entry
   // runs nothing); `program` is then unused.
   std::vector<std::shared_ptr<const WarpProgram>> warp_programs;
+  // When not empty (and warp_programs is): warp w of every CTA runs cta_programs[w], as a
+  // warp-specialized kernel's producer and consumer warps do.
+  std::vector<std::shared_ptr<const WarpProgram>> cta_programs;
   int stream = 0;  // kernels of one stream run in launch order
+  // Tile rasterization (CUTLASS's threadblock swizzle): CTAs in launch order walk bands of
+  // `swizzle` tile rows (y), down each band's columns (x) first, so the CTAs of a wave share
+  // rows of A and columns of B in the L2. 1: plain grid order (x fastest).
+  std::uint32_t swizzle = 1;
+  // Bytes the kernel's generator expects it to move to and from the DRAM (each operand once,
+  // plus re-reads where its waves' tiles miss in the L2); 0: unknown. The analytic fidelity
+  // then takes every global load as an L2 access and bounds the kernel by these bytes.
+  std::uint64_t expected_dram_bytes = 0;
   const WarpProgram& program_of(std::uint64_t cta, std::uint32_t warp) const;
+  // The tile coordinates of the CTA launched `cta`-th (its blockIdx under the swizzle).
+  std::array<std::uint32_t, 3> tile_of(std::uint64_t cta) const;
   std::uint64_t ctas() const { return std::uint64_t{grid[0]} * grid[1] * grid[2]; }
   std::uint32_t threads_per_cta() const { return block[0] * block[1] * block[2]; }
   std::uint32_t warps_per_cta() const { return (threads_per_cta() + 31) / 32; }

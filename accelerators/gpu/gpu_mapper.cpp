@@ -1,0 +1,160 @@
+#include "accelerators/gpu/gpu_mapper.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "accelerators/gpu/kernels/gemv_kernel.h"
+#include "accelerators/gpu/kernels/streaming_kernel.h"
+#include "sim/input_error.h"
+
+namespace strata {
+
+namespace {
+
+constexpr std::uint64_t kAlign = 4096;
+
+std::uint64_t align(std::uint64_t a) { return (a + kAlign - 1) / kAlign * kAlign; }
+
+// Special-function instructions per element, and passes over a row, of the streaming kinds.
+struct StreamShape {
+  double sfu = 0;
+  int passes = 0;  // 0: element-wise
+};
+StreamShape stream_shape(OpKind k) {
+  switch (k) {
+    case OpKind::Softmax: return {1, 3};  // max, sum of exps, scale
+    case OpKind::LayerNorm: return {0, 2};
+    case OpKind::RmsNorm: return {0, 1};
+    case OpKind::TopK: return {0, 1};
+    case OpKind::Gelu:
+    case OpKind::Silu: return {1, 0};
+    default: return {0, 0};
+  }
+}
+
+}  // namespace
+
+GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& target) {
+  GpuProgram out;
+  std::vector<std::uint64_t> address(graph.tensors().size());
+  std::uint64_t next = kAlign;
+  for (const Tensor& t : graph.tensors()) {
+    address[static_cast<std::size_t>(t.id)] = next;
+    next = align(next + std::max<std::uint64_t>(t.bytes, 1));
+  }
+  const std::uint64_t workspace = next;
+  std::uint64_t workspace_bytes = 0;
+  const auto bpe = [&](TensorId id) { return graph.tensor(id).bytes_per_element(); };
+  const auto at = [&](TensorId id) { return address[static_cast<std::size_t>(id)]; };
+  std::map<std::string, GemmChoice> choices;  // by shape: a model's layers repeat theirs
+
+  for (const OpId id : graph.topological_order()) {
+    const Operator& op = graph.op(id);
+    GpuLoweredOp lowered;
+    lowered.op = id;
+    lowered.name = op.name;
+    lowered.flops = op_flops(op);
+    const auto refuse = [&](const std::string& why) {
+      throw InputError(SourceLoc{}, "",
+                       fmt::format("operator '{}' ({}): {}", op.name, op_kind_name(op.kind), why));
+    };
+    try {
+      switch (op.kind) {
+        case OpKind::Gemm:
+        case OpKind::Gemv:
+        case OpKind::BatchedGemm: {
+          const bool gemv = op.kind == OpKind::Gemv;
+          GemmProblem p;
+          p.name = op.name;
+          p.m = gemv ? 1 : op.dim("m");
+          p.n = op.dim("n");
+          p.k = op.dim("k");
+          p.batch = op.kind == OpKind::BatchedGemm ? op.dim("batch") : 1;
+          const TensorId a = op.inputs[gemv ? 0 : 0], b = op.inputs[1];
+          p.a_bytes = bpe(a);
+          p.b_bytes = bpe(b);
+          p.c_bytes = bpe(op.outputs[0]);
+          p.a = at(a);
+          p.b = at(b);
+          p.c = at(op.outputs[0]);
+          p.compute = op.compute.empty() ? graph.tensor(a).format : op.compute;
+          if (p.m <= kGemvMaxRows && p.batch == 1) {
+            lowered.kernels = make_gemv(p, target, workspace);
+            lowered.config = "gemv";
+          } else {
+            const std::string key = fmt::format("{} {} {} {} {} {} {} {}", p.m, p.n, p.k, p.batch, p.compute, p.a_bytes,
+                                                p.b_bytes, p.c_bytes);
+            auto it = choices.find(key);
+            if (it == choices.end()) {
+              it = choices.emplace(key, choose_gemm(p, target)).first;
+              out.candidates += it->second.candidates;
+            }
+            lowered.kernels = make_gemm(p, it->second.config, target, workspace);
+            lowered.config = it->second.config.label();
+          }
+          if (lowered.kernels.size() > 1)
+            workspace_bytes = std::max(workspace_bytes, lowered.kernels.back().launch.expected_dram_bytes);  // the partials, and C
+          break;
+        }
+        case OpKind::Attention: {
+          if (op.dim("q_len") != 1) refuse("prefill attention (q_len > 1) has no GPU kernel yet");
+          StreamingWork w;
+          w.name = op.name;
+          const double scores = static_cast<double>(op.dim("batch") * op.dim("heads") * op.dim("kv_len"));
+          w.elements = static_cast<double>(input_elements(op, 1) + input_elements(op, 2));
+          for (std::size_t i = 0; i < op.inputs.size(); ++i)
+            w.reads.push_back({at(op.inputs[i]), static_cast<std::uint64_t>(static_cast<double>(input_elements(op, i)) * bpe(op.inputs[i]))});
+          w.writes.push_back({at(op.outputs[0]), static_cast<std::uint64_t>(static_cast<double>(output_elements(op, 0)) * bpe(op.outputs[0]))});
+          w.flops = lowered.flops;
+          w.fp32_per_element = std::max(1.0, lowered.flops / 2 / w.elements);
+          w.sfu_per_element = scores / w.elements;
+          lowered.kernels.push_back(make_streaming(w, target));
+          lowered.kernels.back().generator = "attention.split_kv_decode";
+          lowered.config = "split_kv_decode";
+          break;
+        }
+        case OpKind::GroupedGemm:
+        case OpKind::SpMM:
+        case OpKind::SDDMM: refuse("no GPU kernel for this kind yet"); break;
+        case OpKind::AllToAll:
+        case OpKind::AllReduce:
+        case OpKind::SendRecv: refuse("collectives need several GPUs in a package, not yet supported"); break;
+        default: {
+          StreamingWork w;
+          w.name = op.name;
+          const StreamShape shape = stream_shape(op.kind);
+          double elements = 0;
+          for (std::size_t i = 0; i < op.outputs.size(); ++i) elements = std::max(elements, static_cast<double>(output_elements(op, i)));
+          for (std::size_t i = 0; i < op.inputs.size(); ++i) elements = std::max(elements, static_cast<double>(input_elements(op, i)));
+          w.elements = elements;
+          const std::int64_t row = shape.passes > 0 ? op.dim("cols") : 0;
+          for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+            StreamOperand o{at(op.inputs[i]), static_cast<std::uint64_t>(static_cast<double>(input_elements(op, i)) * bpe(op.inputs[i]))};
+            if (static_cast<double>(input_elements(op, i)) < elements) o.per_element = bpe(op.inputs[i]);  // a broadcast
+            w.reads.push_back(o);
+          }
+          for (std::size_t i = 0; i < op.outputs.size(); ++i)
+            w.writes.push_back({at(op.outputs[i]), static_cast<std::uint64_t>(static_cast<double>(output_elements(op, i)) * bpe(op.outputs[i]))});
+          w.flops = lowered.flops;
+          w.fp32_per_element = std::max(1.0, lowered.flops / std::max(1.0, elements));
+          w.sfu_per_element = shape.sfu;
+          w.row = row;
+          w.passes = std::max(1, shape.passes);
+          lowered.kernels.push_back(make_streaming(w, target));
+          break;
+        }
+      }
+    } catch (const std::invalid_argument& e) {
+      refuse(e.what());
+    }
+    for (const GpuKernel& k : lowered.kernels) lowered.min_bytes += k.min_bytes;
+    out.ops.push_back(std::move(lowered));
+  }
+  out.memory_bytes = workspace + workspace_bytes;
+  return out;
+}
+
+}  // namespace strata

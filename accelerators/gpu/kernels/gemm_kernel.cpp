@@ -1,0 +1,507 @@
+#include "accelerators/gpu/kernels/gemm_kernel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "accelerators/gpu/control_bits.h"
+#include "accelerators/gpu/kernels/streaming_kernel.h"
+#include "sim/number_format.h"
+
+namespace strata {
+
+namespace {
+
+constexpr int kLaneBytes = 16;                     // a cp.async, ldmatrix lane or vector store
+constexpr int kWarpBytes = 32 * kLaneBytes;        // one such warp instruction
+constexpr std::uint8_t kAFrag = 64, kBFrag = 128;  // fragment registers (accumulators below 64)
+constexpr std::uint8_t kConvert = 200;             // registers of converted weights
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+std::uint64_t round_up(std::uint64_t a, std::uint64_t b) { return ceil_div(a, b) * b; }
+
+double format_bytes(const std::string& f) {
+  if (f == "tf32") return 4;
+  const NumberFormat* nf = find_number_format(f);
+  return nf ? nf->element_bits / 8.0 : 2.0;
+}
+
+// What both main loops derive from the problem and the configuration.
+struct Plan {
+  std::string tensor;     // the tensor cores' format
+  double tensor_bytes;    // its bytes per element
+  int k_inst;             // K of one instruction: 32 bytes of the format
+  bool convert_a, convert_b;
+  std::int64_t k_slice;   // K of one CTA (split-K: one slice)
+  std::uint64_t tiles_k;  // K tiles of a CTA
+  int stages;
+  std::uint64_t a_row, b_row;    // bytes of one tile row of A and of B (16-byte multiples)
+  std::uint64_t a_rows, b_rows;  // rows of the A and B boxes
+  std::uint64_t pitch_a, pitch_b, pitch_c;
+  double c_bytes;  // of what the kernel writes (FP32 partial sums with split-K)
+  std::uint64_t c_base;
+  std::array<std::int64_t, 3> a_cta, b_cta, c_cta;  // the operands' moves with the tile
+  std::array<std::uint32_t, 3> grid;
+};
+
+Plan plan(const GemmProblem& p, const GemmConfig& g, const GpuKernelTarget& t, std::uint64_t workspace) {
+  Plan q;
+  q.tensor = t.tensor_format(p.compute);
+  q.tensor_bytes = format_bytes(q.tensor);
+  q.k_inst = static_cast<int>(32 / q.tensor_bytes);
+  q.convert_a = std::abs(p.a_bytes - q.tensor_bytes) > 0.01;
+  q.convert_b = std::abs(p.b_bytes - q.tensor_bytes) > 0.01;
+  if (g.tile_k % q.k_inst != 0)
+    throw std::invalid_argument(fmt::format("tile_k {} is not a multiple of the instruction's K {}", g.tile_k, q.k_inst));
+  if (g.split_k > 1 && p.batch > 1) throw std::invalid_argument("split-K is for a single GEMM (batch 1)");
+  q.k_slice = static_cast<std::int64_t>(round_up(ceil_div(static_cast<std::uint64_t>(p.k), static_cast<std::uint64_t>(g.split_k)),
+                                                 static_cast<std::uint64_t>(g.tile_k)));
+  q.tiles_k = ceil_div(static_cast<std::uint64_t>(q.k_slice), static_cast<std::uint64_t>(g.tile_k));
+  q.stages = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(g.stages), q.tiles_k));
+  q.a_row = round_up(static_cast<std::uint64_t>(std::ceil(g.tile_k * p.a_bytes)), kLaneBytes);
+  q.b_row = round_up(static_cast<std::uint64_t>(std::ceil(g.tile_k * p.b_bytes)), kLaneBytes);
+  q.a_rows = static_cast<std::uint64_t>(std::min<std::int64_t>(g.tile_m, p.m));
+  q.b_rows = static_cast<std::uint64_t>(std::min<std::int64_t>(g.tile_n, p.n));
+  q.pitch_a = static_cast<std::uint64_t>(std::ceil(static_cast<double>(p.k) * p.a_bytes));
+  q.pitch_b = static_cast<std::uint64_t>(std::ceil(static_cast<double>(p.k) * p.b_bytes));
+  const bool split = g.split_k > 1;
+  q.c_bytes = split ? 4.0 : p.c_bytes;
+  q.c_base = split ? workspace : p.c;
+  q.pitch_c = static_cast<std::uint64_t>(std::ceil(static_cast<double>(p.n) * q.c_bytes));
+  const auto m = static_cast<std::uint64_t>(p.m), n = static_cast<std::uint64_t>(p.n);
+  q.grid = {static_cast<std::uint32_t>(ceil_div(n, static_cast<std::uint64_t>(g.tile_n))),
+            static_cast<std::uint32_t>(ceil_div(m, static_cast<std::uint64_t>(g.tile_m))),
+            static_cast<std::uint32_t>(split ? g.split_k : p.batch)};
+  const auto slice_a = static_cast<std::int64_t>(std::ceil(static_cast<double>(q.k_slice) * p.a_bytes));
+  const auto slice_b = static_cast<std::int64_t>(std::ceil(static_cast<double>(q.k_slice) * p.b_bytes));
+  const auto pa = static_cast<std::int64_t>(q.pitch_a), pb = static_cast<std::int64_t>(q.pitch_b),
+             pc = static_cast<std::int64_t>(q.pitch_c);
+  q.a_cta = {0, g.tile_m * pa, split ? slice_a : p.m * pa};
+  q.b_cta = {g.tile_n * pb, 0, split ? slice_b : p.n * pb};
+  q.c_cta = {static_cast<std::int64_t>(std::ceil(g.tile_n * q.c_bytes)), g.tile_m * pc, p.m * pc};
+  return q;
+}
+
+// The tile's k-th K step of an operand: its bytes from the operand's row start.
+std::uint64_t k_offset(std::uint64_t tile, int tile_k, double bytes) {
+  return static_cast<std::uint64_t>(std::ceil(static_cast<double>(tile) * tile_k * bytes));
+}
+
+// Stores of `rows` rows of `row_bytes` bytes each (pitch apart) from `base`, 16 bytes a lane.
+void store_rows(WarpProgram& w, std::uint64_t base, std::uint64_t rows, std::uint64_t row_bytes, std::uint64_t pitch,
+                const std::array<std::int64_t, 3>& cta) {
+  const std::uint64_t bytes = rows * row_bytes;
+  for (std::uint64_t first = 0; first < bytes; first += kWarpBytes) {
+    const auto [index, mask] = tile_lanes(w.addresses, base, first, bytes, row_bytes, pitch);
+    WarpInstruction st = warp_global(WarpOp::Stg, 0, kLaneBytes, kLaneBytes, kNoReg);
+    st.lane_addresses = index;
+    st.active_mask = mask;
+    st.cta_stride = cta;
+    w.epilogue.push_back(st);
+  }
+}
+
+// The main loop's conversion of `elements` quantized elements a lane into the tensor format.
+void convert(std::vector<WarpInstruction>& out, double elements, std::uint8_t from) {
+  const int ops = static_cast<int>(std::ceil(elements / 2));
+  for (int i = 0; i < ops; ++i) {
+    out.push_back(warp_op(WarpOp::Int, static_cast<std::uint8_t>(kConvert + i % 8), {from}));
+    out.push_back(warp_op(WarpOp::Fp32, static_cast<std::uint8_t>(kConvert + i % 8), {static_cast<std::uint8_t>(kConvert + i % 8)}));
+  }
+}
+
+// Which K tiles go where in a program: tiles [0, stages) in the prologue, the body `iterations`
+// times over `stages` tiles, the rest in the epilogue. Producer and consumers share it, so a
+// run with any body count (the analytic fidelity's) stays consistent.
+struct TileLayout {
+  std::uint64_t stages, iterations, rest;
+  TileLayout(std::uint64_t tiles, std::uint64_t s) : stages(s) {
+    iterations = (tiles - s) / s;
+    rest = tiles - s - iterations * s;
+  }
+  // Calls f(part, tile k as of the body's first iteration, stage) for every emitted tile.
+  template <class F>
+  void each(WarpProgram& w, F f) const {
+    for (std::uint64_t k = 0; k < stages; ++k) f(w.prologue, k, k);
+    if (iterations > 0)
+      for (std::uint64_t j = 0; j < stages; ++j) f(w.body, stages + j, j);
+    for (std::uint64_t r = 0; r < rest; ++r) {
+      const std::uint64_t k = stages + iterations * stages + r;
+      f(w.epilogue, k, k % stages);
+    }
+  }
+};
+
+GpuKernel tma_wgmma(const GemmProblem& p, const GemmConfig& g, const Plan& q, const GpuKernelTarget& t) {
+  if (!t.wgmma()) throw std::invalid_argument("tma_wgmma needs wgmma (tensor_core.wgmma_latency)");
+  if (!t.timing.tma) throw std::invalid_argument("tma_wgmma needs a TMA unit (sm.tma)");
+  if (g.tile_m % 64 != 0 || g.tile_n % 8 != 0 || g.tile_n > 256)
+    throw std::invalid_argument(fmt::format("tile {}x{}: wgmma needs rows in 64s and 8-256 columns", g.tile_m, g.tile_n));
+  if (2 * q.stages > 16) throw std::invalid_argument("at most 8 stages (16 mbarriers a CTA)");
+  const int groups = g.tile_m / 64;
+  const int consumers = 4 * groups;
+  const TileLayout layout(q.tiles_k, static_cast<std::uint64_t>(q.stages));
+  const std::uint64_t tx = q.a_rows * q.a_row + q.b_rows * q.b_row;
+  const int wgmmas = g.tile_k / q.k_inst;
+  const auto full = [](std::uint64_t s) { return static_cast<std::uint8_t>(s); };
+  const auto empty = [&q](std::uint64_t s) { return static_cast<std::uint8_t>(static_cast<std::uint64_t>(q.stages) + s); };
+
+  GpuKernel out;
+  KernelLaunch& k = out.launch;
+  k.name = p.name;
+  k.grid = q.grid;
+  k.block = {static_cast<std::uint32_t>(32 * (consumers + 1)), 1, 1};
+  k.swizzle = g.swizzle;
+  // CUTLASS gives consumers 232 registers and the producer 40 (setmaxnreg); the launch asks for
+  // what fits the SM with one CTA.
+  // what fits the SM with one CTA (its warps counted in whole sub-core rounds, as the
+  // occupancy rules do): 168 for three warp groups, as CUTLASS launches them.
+  const auto sub_cores = static_cast<std::uint32_t>(t.limits.sub_cores);
+  const std::uint32_t rounded = (k.warps_per_cta() + sub_cores - 1) / sub_cores * sub_cores;
+  k.registers_per_thread = std::min<std::uint32_t>(255, t.limits.registers / (rounded * 32) / 8 * 8);
+  k.shared_bytes = static_cast<std::uint64_t>(q.stages) * (static_cast<std::uint64_t>(g.tile_m) * q.a_row +
+                                                           static_cast<std::uint64_t>(g.tile_n) * q.b_row) +
+                   static_cast<std::uint64_t>(2 * q.stages) * 8;
+
+  // The producer.
+  auto producer = std::make_shared<WarpProgram>();
+  WarpProgram& pw = *producer;
+  for (int s = 0; s < q.stages; ++s) {
+    WarpInstruction f = warp_op(WarpOp::MbarInit);
+    f.mbarrier = full(static_cast<std::uint64_t>(s));
+    f.arrivals = 1;
+    WarpInstruction e = f;
+    e.mbarrier = empty(static_cast<std::uint64_t>(s));
+    e.arrivals = static_cast<std::uint32_t>(consumers);
+    pw.prologue.push_back(f);
+    pw.prologue.push_back(e);
+  }
+  pw.prologue.push_back(warp_op(WarpOp::Bar));
+  pw.iterations = std::max<std::uint64_t>(1, layout.iterations);
+  layout.each(pw, [&](std::vector<WarpInstruction>& part, std::uint64_t tile, std::uint64_t s) {
+    if (tile >= layout.stages) {
+      WarpInstruction wait = warp_op(WarpOp::MbarWait);
+      wait.mbarrier = empty(s);
+      part.push_back(wait);
+    }
+    WarpInstruction arrive = warp_op(WarpOp::MbarArrive);
+    arrive.mbarrier = full(s);
+    arrive.tx_bytes = static_cast<std::uint32_t>(tx);
+    part.push_back(arrive);
+    const bool looped = &part == &pw.body;
+    for (int operand = 0; operand < 2; ++operand) {
+      WarpInstruction box = warp_op(WarpOp::Tma);
+      box.mbarrier = full(s);
+      const bool a = operand == 0;
+      box.base = (a ? p.a : p.b) + k_offset(tile, g.tile_k, a ? p.a_bytes : p.b_bytes);
+      box.box_rows = static_cast<std::uint32_t>(a ? q.a_rows : q.b_rows);
+      box.box_row_bytes = static_cast<std::uint32_t>(a ? q.a_row : q.b_row);
+      box.box_pitch = static_cast<std::int64_t>(a ? q.pitch_a : q.pitch_b);
+      box.cta_stride = a ? q.a_cta : q.b_cta;
+      if (looped)
+        box.iteration_stride = static_cast<std::int64_t>(k_offset(layout.stages, g.tile_k, a ? p.a_bytes : p.b_bytes));
+      part.push_back(box);
+    }
+  });
+  if (layout.iterations == 0) pw.iterations = 1;  // an empty body
+  assign_control_bits(pw, t.timing);
+
+  // The consumers: warp c of warp group c / 4 owns 16 of its 64 rows.
+  k.cta_programs.assign(static_cast<std::size_t>(consumers + 1), nullptr);
+  k.cta_programs.back() = producer;
+  const std::uint64_t rows = static_cast<std::uint64_t>(std::min<std::int64_t>(g.tile_m, p.m));
+  const double convert_elements = q.convert_b ? static_cast<double>(g.tile_n) * g.tile_k / (consumers * 32.0) : 0;
+  for (int c = 0; c < consumers; ++c) {
+    auto consumer = std::make_shared<WarpProgram>();
+    WarpProgram& cw = *consumer;
+    cw.formats = {q.tensor};
+    cw.prologue.push_back(warp_op(WarpOp::Bar));
+    cw.iterations = pw.iterations;
+    layout.each(cw, [&](std::vector<WarpInstruction>& part, std::uint64_t tile, std::uint64_t s) {
+      WarpInstruction wait = warp_op(WarpOp::MbarWait);
+      wait.mbarrier = full(s);
+      part.push_back(wait);
+      if (q.convert_b) {  // weights from shared memory, converted, used as register operands
+        for (std::uint64_t i = 0; i < ceil_div(static_cast<std::uint64_t>(g.tile_n) * q.b_row,
+                                               static_cast<std::uint64_t>(consumers) * kWarpBytes);
+             ++i) {
+          WarpInstruction lds = warp_op(WarpOp::Lds, static_cast<std::uint8_t>(kConvert + 8 + i % 8));
+          lds.width = kLaneBytes;
+          lds.lane_stride = kLaneBytes;
+          lds.base = i * kWarpBytes;
+          part.push_back(lds);
+        }
+        convert(part, convert_elements, kConvert + 8);
+      }
+      for (int i = 0; i < wgmmas; ++i) {
+        WarpInstruction mma = warp_op(WarpOp::Wgmma);
+        if (q.convert_b && i == 0) mma.src[0] = kConvert;
+        mma.m = 64;
+        mma.n = static_cast<std::uint16_t>(g.tile_n);
+        mma.k = static_cast<std::uint16_t>(q.k_inst);
+        part.push_back(mma);
+      }
+      if (tile > 0) {
+        WarpInstruction done = warp_op(WarpOp::WgmmaWait);
+        done.pending = static_cast<std::uint8_t>(wgmmas);
+        part.push_back(done);
+        WarpInstruction release = warp_op(WarpOp::MbarArrive);
+        release.mbarrier = empty((s + layout.stages - 1) % layout.stages);
+        part.push_back(release);
+      }
+    });
+    WarpInstruction drain = warp_op(WarpOp::WgmmaWait);
+    drain.pending = 0;
+    cw.epilogue.push_back(drain);
+    const std::uint64_t first_row = static_cast<std::uint64_t>(c) * 16;
+    if (first_row < rows)
+      store_rows(cw, q.c_base + first_row * q.pitch_c, std::min<std::uint64_t>(16, rows - first_row),
+                 static_cast<std::uint64_t>(std::ceil(static_cast<double>(std::min<std::int64_t>(g.tile_n, p.n)) * q.c_bytes)),
+                 q.pitch_c, q.c_cta);
+    assign_control_bits(cw, t.timing);
+    k.cta_programs[static_cast<std::size_t>(c)] = consumer;
+  }
+  return out;
+}
+
+GpuKernel cp_async_mma(const GemmProblem& p, const GemmConfig& g, const Plan& q, const GpuKernelTarget& t) {
+  const int warps = g.warps_m * g.warps_n;
+  const int wm = g.tile_m / g.warps_m, wn = g.tile_n / g.warps_n;
+  if (wm % 16 != 0 || wn % 8 != 0 || wm > 64 || wn > 64)
+    throw std::invalid_argument(fmt::format("warp tile {}x{}: mma.sync needs rows in 16s, columns in 8s, at most 64x64", wm, wn));
+  if (q.stages < 2) throw std::invalid_argument("cp_async_mma needs at least 2 stages");
+  const int ksteps = g.tile_k / q.k_inst;
+  const int m_frags = wm / 16, n_frags = wn / 8;
+  const int a_lds = static_cast<int>(ceil_div(static_cast<std::uint64_t>(wm * g.tile_k * q.tensor_bytes), kWarpBytes));
+  const int b_lds = static_cast<int>(ceil_div(static_cast<std::uint64_t>(wn * g.tile_k * q.tensor_bytes), kWarpBytes));
+  const std::uint64_t a_tile = q.a_rows * q.a_row, b_tile = q.b_rows * q.b_row;
+  const auto stages = static_cast<std::uint64_t>(q.stages);
+  // Tiles [0, stages - 1) load in the prologue; the body computes tile k and loads k + stages - 1.
+  const std::uint64_t body = q.tiles_k - (stages - 1);
+
+  GpuKernel out;
+  KernelLaunch& k = out.launch;
+  k.name = p.name;
+  k.grid = q.grid;
+  k.block = {static_cast<std::uint32_t>(32 * warps), 1, 1};
+  k.swizzle = g.swizzle;
+  k.registers_per_thread = std::min<std::uint32_t>(255, static_cast<std::uint32_t>(wm * wn / 32 + 72) / 8 * 8);
+  k.shared_bytes = stages * (static_cast<std::uint64_t>(g.tile_m) * q.a_row + static_cast<std::uint64_t>(g.tile_n) * q.b_row);
+  const std::uint64_t rows = static_cast<std::uint64_t>(std::min<std::int64_t>(g.tile_m, p.m));
+  const double convert_elements = q.convert_b ? static_cast<double>(wn) * g.tile_k / 32.0 : 0;
+  for (int w = 0; w < warps; ++w) {
+    auto program = std::make_shared<WarpProgram>();
+    WarpProgram& pw = *program;
+    pw.formats = {q.tensor};
+    pw.iterations = body;
+    // This warp's share of a stage's copies: 512-byte pieces w, w + warps, ... of each tile.
+    const auto copies = [&](std::vector<WarpInstruction>& part, std::uint64_t tile, bool looped) {
+      for (int operand = 0; operand < 2; ++operand) {
+        const bool a = operand == 0;
+        const std::uint64_t bytes = a ? a_tile : b_tile;
+        const std::uint64_t base = (a ? p.a : p.b) + k_offset(tile, g.tile_k, a ? p.a_bytes : p.b_bytes);
+        for (std::uint64_t first = static_cast<std::uint64_t>(w) * kWarpBytes; first < bytes;
+             first += static_cast<std::uint64_t>(warps) * kWarpBytes) {
+          const auto [index, mask] = tile_lanes(pw.addresses, base, first, bytes, a ? q.a_row : q.b_row, a ? q.pitch_a : q.pitch_b);
+          WarpInstruction cp = warp_global(WarpOp::CpAsync, 0, kLaneBytes, kLaneBytes, kNoReg);
+          cp.lane_addresses = index;
+          cp.active_mask = mask;
+          cp.cta_stride = a ? q.a_cta : q.b_cta;
+          if (looped) cp.iteration_stride = static_cast<std::int64_t>(k_offset(1, g.tile_k, a ? p.a_bytes : p.b_bytes));
+          part.push_back(cp);
+        }
+      }
+      part.push_back(warp_op(WarpOp::CpAsyncCommit));
+    };
+    const auto compute = [&](std::vector<WarpInstruction>& part) {
+      for (int i = 0; i < a_lds + b_lds; ++i) {
+        const bool a = i < a_lds;
+        WarpInstruction lds = warp_op(WarpOp::Lds, static_cast<std::uint8_t>(a ? kAFrag + i : kBFrag + (i - a_lds)));
+        lds.width = kLaneBytes;
+        lds.lane_stride = kLaneBytes;
+        lds.base = static_cast<std::uint64_t>(i) * kWarpBytes;
+        part.push_back(lds);
+      }
+      if (q.convert_b) convert(part, convert_elements, kBFrag);
+      for (int ks = 0; ks < ksteps; ++ks)
+        for (int mi = 0; mi < m_frags; ++mi)
+          for (int ni = 0; ni < n_frags; ++ni) {
+            const auto acc = static_cast<std::uint8_t>(mi * n_frags + ni);
+            const auto af = static_cast<std::uint8_t>(kAFrag + (mi * ksteps + ks) % a_lds);
+            const auto bf = static_cast<std::uint8_t>(q.convert_b ? kConvert + (ni + ks) % 8 : kBFrag + (ni * ksteps + ks) % b_lds);
+            WarpInstruction mma = warp_op(WarpOp::Mma, acc, {acc, af, bf});
+            mma.m = 16;
+            mma.n = 8;
+            mma.k = static_cast<std::uint16_t>(q.k_inst);
+            part.push_back(mma);
+          }
+    };
+    const auto wait = [](std::vector<WarpInstruction>& part, std::uint64_t pending) {
+      WarpInstruction in = warp_op(WarpOp::CpAsyncWait);
+      in.pending = static_cast<std::uint8_t>(pending);
+      part.push_back(in);
+      part.push_back(warp_op(WarpOp::Bar));
+    };
+    for (std::uint64_t s = 0; s + 1 < stages; ++s) copies(pw.prologue, s, false);
+    // Body: wait for tile k (stages - 2 younger groups may stay out), load k + stages - 1, compute k.
+    wait(pw.body, stages - 2);
+    copies(pw.body, stages - 1, true);
+    compute(pw.body);
+    // The last stages - 1 tiles: nothing more to load.
+    for (std::uint64_t r = 0; r + 1 < stages; ++r) {
+      wait(pw.epilogue, stages - 2 - r);
+      compute(pw.epilogue);
+    }
+    const auto mw = static_cast<std::uint64_t>(w / g.warps_n), nw = static_cast<std::uint64_t>(w % g.warps_n);
+    const std::uint64_t first_row = mw * static_cast<std::uint64_t>(wm);
+    const std::uint64_t first_col = nw * static_cast<std::uint64_t>(wn);
+    const auto cols = static_cast<std::uint64_t>(std::min<std::int64_t>(g.tile_n, p.n));
+    if (first_row < rows && first_col < cols)
+      store_rows(pw, q.c_base + first_row * q.pitch_c + static_cast<std::uint64_t>(std::ceil(first_col * q.c_bytes)),
+                 std::min<std::uint64_t>(static_cast<std::uint64_t>(wm), rows - first_row),
+                 static_cast<std::uint64_t>(std::ceil(std::min<std::uint64_t>(static_cast<std::uint64_t>(wn), cols - first_col) * q.c_bytes)),
+                 q.pitch_c, q.c_cta);
+    assign_control_bits(pw, t.timing);
+    k.cta_programs.push_back(program);
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* gemm_main_loop_name(GemmMainLoop m) { return m == GemmMainLoop::TmaWgmma ? "tma_wgmma" : "cp_async_mma"; }
+
+std::string GemmConfig::label() const {
+  return fmt::format("{} {}x{}x{} s{} k{}", gemm_main_loop_name(main_loop), tile_m, tile_n, tile_k, stages, split_k);
+}
+
+std::vector<GpuKernel> make_gemm(const GemmProblem& p, const GemmConfig& config, const GpuKernelTarget& target,
+                                 std::uint64_t workspace) {
+  const Plan q = plan(p, config, target, workspace);
+  GpuKernel main = config.main_loop == GemmMainLoop::TmaWgmma ? tma_wgmma(p, config, q, target)
+                                                              : cp_async_mma(p, config, q, target);
+  main.generator = std::string("gemm.") + gemm_main_loop_name(config.main_loop);
+  main.flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) * static_cast<double>(p.batch);
+  const double mn = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.batch);
+  const double operands = static_cast<double>(p.m) * static_cast<double>(p.k) * p.a_bytes * static_cast<double>(p.batch) +
+                          static_cast<double>(p.n) * static_cast<double>(p.k) * p.b_bytes * static_cast<double>(p.batch);
+  main.min_bytes = static_cast<std::uint64_t>(operands + mn * q.c_bytes);
+  main.launch.expected_dram_bytes = static_cast<std::uint64_t>(gemm_dram_bytes(p, config, target) - (config.split_k > 1 ? mn * (config.split_k * 4.0 + p.c_bytes) : 0));
+  std::vector<GpuKernel> out{std::move(main)};
+  if (config.split_k > 1) {
+    // The reduction: every slice's FP32 partials in, C out, one FP32 add per partial.
+    StreamingWork r;
+    r.name = p.name + ".split_k_reduce";
+    r.elements = mn;
+    r.reads = {{workspace, static_cast<std::uint64_t>(mn * 4.0 * config.split_k)}};
+    r.writes = {{p.c, static_cast<std::uint64_t>(mn * p.c_bytes)}};
+    r.fp32_per_element = config.split_k;
+    GpuKernel reduce = make_streaming(r, target);
+    out.push_back(std::move(reduce));
+  }
+  return out;
+}
+
+double gemm_dram_bytes(const GemmProblem& p, const GemmConfig& g, const GpuKernelTarget& t) {
+  // A wave's CTAs cover bands of `swizzle` tile rows column by column: the A rows and B
+  // columns they touch are read once a wave (the L2 keeps them while the wave's K steps pass),
+  // and re-read by the next wave unless the whole of A and B stays in the L2.
+  const auto tiles_m = ceil_div(static_cast<std::uint64_t>(p.m), static_cast<std::uint64_t>(g.tile_m));
+  const auto tiles_n = ceil_div(static_cast<std::uint64_t>(p.n), static_cast<std::uint64_t>(g.tile_n));
+  const double a_total = static_cast<double>(p.m) * static_cast<double>(p.k) * p.a_bytes;
+  const double b_total = static_cast<double>(p.n) * static_cast<double>(p.k) * p.b_bytes;
+  const double c_total = static_cast<double>(p.m) * static_cast<double>(p.n) * p.c_bytes;
+  double reads = a_total + b_total;
+  if (a_total + b_total > 0.8 * static_cast<double>(t.l2_bytes)) {
+    // Per wave: the distinct tile rows and columns of `per_wave` CTAs walked in bands.
+    const std::uint64_t per_wave = static_cast<std::uint64_t>(t.sms) * 1;  // GEMM kernels run one CTA an SM
+    const std::uint64_t band = std::max<std::uint64_t>(1, std::min<std::uint64_t>(g.swizzle, tiles_m));
+    const std::uint64_t tiles = tiles_m * tiles_n * static_cast<std::uint64_t>(g.split_k);
+    const std::uint64_t waves = ceil_div(tiles, per_wave);
+    const double cols = std::min<double>(static_cast<double>(tiles_n), std::ceil(static_cast<double>(per_wave) / band));
+    const double rows = std::min<double>(static_cast<double>(tiles_m), std::ceil(static_cast<double>(per_wave) / cols));
+    const double a_tile = static_cast<double>(g.tile_m) * static_cast<double>(p.k) * p.a_bytes / g.split_k;
+    const double b_tile = static_cast<double>(g.tile_n) * static_cast<double>(p.k) * p.b_bytes / g.split_k;
+    reads = std::max(reads, static_cast<double>(waves) * (rows * a_tile + cols * b_tile));
+  }
+  reads *= static_cast<double>(p.batch);
+  const double mn = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.batch);
+  // Split-K: the partials are written and read back once more by the reduction, then C.
+  const double writes = g.split_k > 1 ? mn * (4.0 * g.split_k * 2 + p.c_bytes) : c_total * static_cast<double>(p.batch);
+  return reads + writes;
+}
+
+GemmChoice choose_gemm(const GemmProblem& p, const GpuKernelTarget& t) {
+  GemmChoice best;
+  best.estimated_cycles = -1;
+  const std::string tensor = t.tensor_format(p.compute);
+  const double macs_per_cycle = t.tensor_macs_per_sm(tensor);
+  const double tb = format_bytes(tensor);
+  const bool hopper = t.wgmma() && t.timing.tma;
+  const int k_tile = static_cast<int>(64 * 2 / tb);  // 128 bytes of K a row
+  const auto usable_shared = t.limits.max_shared_per_cta;
+  for (int tm : {64, 128, 256})
+    for (int tn : {64, 128, 256})
+      for (int split : {1, 2, 4, 8}) {
+        if (split > 1 && p.batch > 1) continue;
+        if (tm > 64 && p.m <= tm / 2) continue;  // a taller tile would be mostly empty
+        if (tn > 64 && p.n <= tn / 2) continue;
+        GemmConfig g;
+        g.main_loop = hopper ? GemmMainLoop::TmaWgmma : GemmMainLoop::CpAsyncMma;
+        g.tile_m = tm;
+        g.tile_n = tn;
+        g.tile_k = hopper ? k_tile : k_tile / 2;
+        if (!hopper) {
+          if (tm * tn > 128 * 128 * 2) continue;  // mma.sync warp tiles at most 64 x 64 with 8 warps
+          g.warps_m = std::max(1, tm / 64);
+          g.warps_n = std::max(1, std::min(4, tn / 32));
+          if (g.warps_m * g.warps_n > 8 || tn / g.warps_n > 64) continue;
+        } else if (tm == 256 && tn == 256) {
+          continue;  // 4 consumer warp groups' accumulators do not fit the register file
+        }
+        const double stage_bytes = tm * std::ceil(g.tile_k * p.a_bytes) + tn * std::ceil(g.tile_k * p.b_bytes);
+        // Hopper: one CTA an SM, as many stages as its shared memory holds. Ampere: four stages
+        // at most, so that two CTAs share an SM and hide each other's waits (CUTLASS's
+        // multistage defaults are 3-5 stages).
+        const double shared = hopper ? static_cast<double>(usable_shared) : static_cast<double>(t.limits.shared_bytes) / 2;
+        g.stages = static_cast<int>(std::min(hopper ? 7.0 : 4.0, std::floor((shared - 1024) / stage_bytes)));
+        if (g.stages < 2) continue;
+        g.split_k = split;
+        const std::uint64_t k_slice = ceil_div(static_cast<std::uint64_t>(p.k), static_cast<std::uint64_t>(split));
+        if (split > 1 && k_slice < static_cast<std::uint64_t>(4 * g.tile_k)) continue;
+        const auto tiles_m = ceil_div(static_cast<std::uint64_t>(p.m), static_cast<std::uint64_t>(tm));
+        const auto tiles_n = ceil_div(static_cast<std::uint64_t>(p.n), static_cast<std::uint64_t>(tn));
+        const std::uint64_t ctas = tiles_m * tiles_n * static_cast<std::uint64_t>(split) * static_cast<std::uint64_t>(p.batch);
+        if (split > 1 && ctas / split >= static_cast<std::uint64_t>(t.sms)) continue;  // no SM left idle to fill
+        const int per_sm = hopper ? 1 : std::max(1, std::min(t.limits.max_warps / (g.warps_m * g.warps_n),
+                                                             static_cast<int>(static_cast<double>(t.limits.shared_bytes) /
+                                                                              (g.stages * stage_bytes + 1024))));
+        // CTAs sharing an SM share its tensor cores: a wave of per_sm CTAs an SM takes per_sm times one's.
+        const double waves = std::ceil(static_cast<double>(ctas) / (t.sms * per_sm)) * per_sm;
+        // One CTA's main loop: tensor cycles (the instruction's full tile, edges included),
+        // or its share of the DRAM's bandwidth, whichever is longer.
+        const double tensor_cycles = static_cast<double>(tm) * tn * static_cast<double>(round_up(k_slice, static_cast<std::uint64_t>(g.tile_k))) / macs_per_cycle;
+        const double dram = gemm_dram_bytes(p, g, t);
+        const double dram_cycles = dram / t.dram_bytes_per_cycle;
+        const double l2_bytes = static_cast<double>(ctas) * (std::min<double>(tm, static_cast<double>(p.m)) * std::ceil(g.tile_k * p.a_bytes) +
+                                                             std::min<double>(tn, static_cast<double>(p.n)) * std::ceil(g.tile_k * p.b_bytes)) *
+                                static_cast<double>(round_up(k_slice, static_cast<std::uint64_t>(g.tile_k)) / static_cast<std::uint64_t>(g.tile_k));
+        const double l2_cycles = l2_bytes / t.l2_bytes_per_cycle;
+        // The pipeline's fill: a stage from the L2 or the DRAM before the first tensor op,
+        // and per CTA the epilogue's stores.
+        const double fill = 2.0 * t.timing.l1_latency + 600;
+        double cycles = std::max({waves * (tensor_cycles + fill), dram_cycles, l2_cycles});
+        if (split > 1) cycles += t.launch_cycles + static_cast<double>(p.m) * static_cast<double>(p.n) * (4.0 * split + p.c_bytes) / t.dram_bytes_per_cycle;
+        ++best.candidates;
+        if (best.estimated_cycles < 0 || cycles < best.estimated_cycles - 1e-9) {
+          best.config = g;
+          best.estimated_cycles = cycles;
+        }
+      }
+  if (best.estimated_cycles < 0) throw std::invalid_argument(fmt::format("{}: no GEMM tile fits this GPU", p.name));
+  return best;
+}
+
+}  // namespace strata

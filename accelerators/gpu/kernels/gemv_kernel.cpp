@@ -1,0 +1,131 @@
+#include "accelerators/gpu/kernels/gemv_kernel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "accelerators/gpu/control_bits.h"
+#include "accelerators/gpu/kernels/streaming_kernel.h"
+
+namespace strata {
+
+namespace {
+constexpr int kWarpsPerCta = 4;
+constexpr std::uint8_t kWeights = 1, kActivations = 20, kAcc = 40, kConverted = 60, kShuffle = 80;
+}  // namespace
+
+std::vector<GpuKernel> make_gemv(const GemmProblem& p, const GpuKernelTarget& t, std::uint64_t workspace) {
+  if (p.m > kGemvMaxRows || p.batch != 1)
+    throw std::invalid_argument(fmt::format("{}: a GEMV takes at most {} rows and one batch", p.name, kGemvMaxRows));
+  const auto m = static_cast<int>(p.m);
+  const double per_lane = 16.0 / p.b_bytes;  // weights a lane loads an iteration
+  const double row_bytes = static_cast<double>(p.k) * p.b_bytes;
+  // Unroll and split-K: four loads in flight a warp, and enough warps to fill the SMs.
+  int unroll = 4;
+  while (unroll > 1 && row_bytes < 512.0 * unroll) unroll /= 2;
+  const double chunk = 512.0 * unroll;  // bytes of a row one iteration covers
+  int splits = 1;
+  const double want = static_cast<double>(t.sms) * t.limits.max_warps / 2;
+  while (static_cast<double>(p.n) * splits < want && row_bytes / (splits * 2) >= chunk &&
+         std::fmod(row_bytes, splits * 2 * chunk) == 0)
+    splits *= 2;
+  const double slice = row_bytes / splits;
+  const auto iterations = static_cast<std::uint64_t>(std::max(1.0, std::ceil(slice / chunk)));
+  const double k_slice = static_cast<double>(p.k) / splits;
+  const bool convert = std::abs(p.b_bytes - p.a_bytes) > 0.01;
+
+  auto program = std::make_shared<WarpProgram>();
+  WarpProgram& w = *program;
+  w.iterations = iterations;
+  for (int u = 0; u < unroll; ++u) {
+    WarpInstruction ld = warp_global(WarpOp::Ldg, p.b + static_cast<std::uint64_t>(u) * 512, 16, 16,
+                                     static_cast<std::uint8_t>(kWeights + u));
+    ld.iteration_stride = static_cast<std::int64_t>(chunk);
+    ld.warp_stride = static_cast<std::int64_t>(slice);
+    w.body.push_back(ld);
+  }
+  // The activations a lane needs for its weights, from the L1 (every warp reads the same x).
+  const double x_lane = per_lane * p.a_bytes;
+  const int x_width = static_cast<int>(std::min(16.0, std::max(4.0, x_lane)));
+  const int x_loads = static_cast<int>(std::ceil(x_lane / x_width));
+  const auto x_row = static_cast<std::uint64_t>(std::ceil(static_cast<double>(p.k) * p.a_bytes));
+  for (int col = 0; col < m; ++col)
+    for (int u = 0; u < unroll; ++u)
+      for (int i = 0; i < x_loads; ++i) {
+        const auto lane_x = static_cast<std::int32_t>(std::ceil(x_lane));
+        WarpInstruction ld = warp_global(WarpOp::Ldg, p.a + static_cast<std::uint64_t>(col) * x_row +
+                                                          static_cast<std::uint64_t>(u * 32 * lane_x + i * x_width),
+                                         x_width, lane_x, static_cast<std::uint8_t>(kActivations + (col * unroll + u) % 16));
+        ld.iteration_stride = static_cast<std::int64_t>(32) * lane_x * unroll;
+        ld.warp_stride = static_cast<std::int64_t>(k_slice * p.a_bytes);
+        ld.footprint = x_row;  // warp (row, slice) reads its slice of x
+        w.body.push_back(ld);
+      }
+  const bool packed = p.a_bytes <= 2;
+  for (int u = 0; u < unroll; ++u) {
+    auto weights = static_cast<std::uint8_t>(kWeights + u);
+    if (convert) {
+      for (int i = 0; i < static_cast<int>(std::ceil(per_lane / 2)); ++i) {
+        w.body.push_back(warp_op(WarpOp::Int, static_cast<std::uint8_t>(kConverted + u), {weights}));
+        w.body.push_back(warp_op(WarpOp::Fp32, static_cast<std::uint8_t>(kConverted + u), {static_cast<std::uint8_t>(kConverted + u)}));
+      }
+      weights = static_cast<std::uint8_t>(kConverted + u);
+    }
+    const int fmas = static_cast<int>(std::ceil(per_lane / (packed ? 2 : 1)));
+    for (int col = 0; col < m; ++col)
+      for (int i = 0; i < fmas; ++i) {
+        const auto acc = static_cast<std::uint8_t>(kAcc + col);
+        w.body.push_back(warp_op(WarpOp::Fp32, acc, {acc, weights, static_cast<std::uint8_t>(kActivations + (col * unroll + u) % 16)}));
+      }
+  }
+  for (int col = 0; col < m; ++col)
+    for (int s = 0; s < 5; ++s) {
+      const auto acc = static_cast<std::uint8_t>(kAcc + col);
+      w.epilogue.push_back(warp_op(WarpOp::Int, kShuffle, {acc}));
+      w.epilogue.push_back(warp_op(WarpOp::Fp32, acc, {acc, kShuffle}));
+    }
+  // Lane 0 writes the row's m results (FP32 partials with split-K).
+  const bool split = splits > 1;
+  const double out_bytes = split ? 4.0 : p.c_bytes;
+  const auto per_row = static_cast<std::uint64_t>(std::ceil(m * out_bytes));
+  for (std::uint64_t first = 0; first < per_row; first += 16) {
+    const int width = static_cast<int>(std::min<std::uint64_t>(16, per_row - first));
+    WarpInstruction st = warp_global(WarpOp::Stg, (split ? workspace : p.c) + first, width <= 4 ? 4 : width <= 8 ? 8 : 16, 0,
+                                     static_cast<std::uint8_t>(kAcc));
+    st.active_mask = 1;
+    st.warp_stride = static_cast<std::int64_t>(per_row);
+    w.epilogue.push_back(st);
+  }
+  assign_control_bits(w, t.timing);
+
+  GpuKernel g;
+  g.generator = "gemv";
+  KernelLaunch& k = g.launch;
+  k.name = p.name;
+  const auto warps = static_cast<std::uint64_t>(p.n) * static_cast<std::uint64_t>(splits);
+  k.grid = {static_cast<std::uint32_t>((warps + kWarpsPerCta - 1) / kWarpsPerCta), 1, 1};
+  k.block = {32 * kWarpsPerCta, 1, 1};
+  k.registers_per_thread = 64;
+  k.program = program;
+  const double weights = static_cast<double>(p.n) * row_bytes;
+  const double x = static_cast<double>(m) * static_cast<double>(x_row);
+  const double y = static_cast<double>(p.n) * m * out_bytes * splits;
+  k.expected_dram_bytes = static_cast<std::uint64_t>(weights + x + y);
+  g.min_bytes = static_cast<std::uint64_t>(weights + x + static_cast<double>(p.n) * m * p.c_bytes);
+  g.flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
+  std::vector<GpuKernel> out{std::move(g)};
+  if (split) {
+    StreamingWork r;
+    r.name = p.name + ".split_k_reduce";
+    r.elements = static_cast<double>(p.n) * m;
+    r.reads = {{workspace, static_cast<std::uint64_t>(y)}};
+    r.writes = {{p.c, static_cast<std::uint64_t>(static_cast<double>(p.n) * m * p.c_bytes)}};
+    r.fp32_per_element = splits;
+    out.push_back(make_streaming(r, t));
+  }
+  return out;
+}
+
+}  // namespace strata

@@ -1,0 +1,133 @@
+// Operator graphs on the GPU through the strata binary: the `gemm` workload's kernels against
+// first principles and the relative results public measurements agree on, the GEMV's bandwidth,
+// the analytic fidelity beside the cycle level, and what the mapper refuses.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+namespace strata::testing {
+namespace {
+
+struct GemmRun {
+  nlohmann::json summary, stats;
+  double seconds() const { return summary["latency_s"].get<double>(); }
+  double launch(const std::string& stat) const {
+    return stats["hardware"]["launches"]["gemm"][stat]["value"].get<double>();
+  }
+};
+
+// A `gemm` workload of shape m x n x k in `format` (A and B) on the GPU preset `preset`.
+GemmRun run_gemm(const std::string& preset, std::int64_t m, std::int64_t n, std::int64_t k,
+                 const std::string& format = "fp16", const std::string& extra = "") {
+  TempDir dir;
+  const std::string e = dir.write(
+      "e.yaml", "name: gemm\nhardware: {extends: " + source_path("configs/hardware/gpu/" + preset + ".yaml") +
+                    "}\nworkload: {kind: gemm, m: " + std::to_string(m) + ", n: " + std::to_string(n) +
+                    ", k: " + std::to_string(k) + ", quant: {activations: " + format + ", weights: " + format +
+                    ", accumulate: fp32}}\n");
+  const CommandResult r = run_strata("run -q '" + e + "' " + extra + " -o '" + dir.file("out") + "'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  if (r.code != 0) return {};
+  return {json_file(dir.file("out/summary.json")), json_file(dir.file("out/stats.json"))};
+}
+
+// H100 SXM dense tensor peaks (../shared/reference/gpu.md, section 2.2).
+constexpr double kH100Fp16 = 989.4, kH100Fp8 = 1978.9;
+
+TEST(GpuGemm, LargeGemmApproachesButNeverExceedsTheTensorPeak) {
+  const GemmRun r = run_gemm("h100-sxm", 2048, 2048, 2048);
+  const double in_kernel = r.launch("flops") / (r.seconds() - 8700 / 1.83e9) * 1e-12;
+  EXPECT_LT(in_kernel, kH100Fp16);
+  // Without TMA multicast the model's FP16 GEMM is held by the L2's bandwidth near half the
+  // peak (docs/gpu.md, Kernels); cuBLAS reaches about 80%. The bound states that gap.
+  EXPECT_GT(in_kernel, 0.25 * kH100Fp16);
+  EXPECT_EQ(r.launch("memory_bound"), 0);
+  EXPECT_GT(r.summary["mapper_candidates"].get<double>(), 1);
+}
+
+TEST(GpuGemm, WaveQuantizationStepsWhereTheTilesPassTheSmCount) {
+  // 1024 x 2048 in 128 x 128 tiles is 128 tiles: one wave on 132 SMs. 2176 and 2304 columns
+  // need more tiles than SMs: a second (partial) wave each, so the same time for more work.
+  const GemmRun one = run_gemm("h100-sxm", 1024, 2048, 1024);
+  const GemmRun two = run_gemm("h100-sxm", 1024, 2176, 1024);
+  const GemmRun same = run_gemm("h100-sxm", 1024, 2304, 1024);
+  EXPECT_EQ(one.launch("waves"), 1);
+  EXPECT_GT(two.seconds(), 1.2 * one.seconds());
+  EXPECT_NEAR(same.seconds(), two.seconds(), 0.03 * two.seconds());
+}
+
+TEST(GpuGemm, Fp8OutrunsFp16WithinWhatThePeaksAllow) {
+  // Public: 1402.6 / 794.5 = 1.77 at each format's best shape (stas00/ml-engineering). The
+  // model's FP16 runs nearer the L2's bandwidth bound than its FP8 (half the bytes per MAC), so
+  // it lands above that ratio; it may not pass the peaks' 2 by more than that bound explains.
+  const GemmRun fp16 = run_gemm("h100-sxm", 2048, 2048, 2048);
+  const GemmRun fp8 = run_gemm("h100-sxm", 2048, 2048, 2048, "fp8_e4m3");
+  const double ratio = fp16.seconds() / fp8.seconds();
+  EXPECT_GT(ratio, 1.3);
+  EXPECT_LT(ratio, 2.6);
+  EXPECT_LT(fp8.launch("tflops"), kH100Fp8);
+  EXPECT_GT(fp8.stats["hardware"]["tensor_macs"]["fp8_e4m3"]["value"].get<double>(), 0);
+}
+
+TEST(GpuGemm, H100OutrunsA100OnTheSameGemm) {
+  // Public: 794.5 / 271.2 = 2.9 (BF16, each GPU's best shape, stas00/ml-engineering); the peaks'
+  // ratio is 989.4 / 312 = 3.2. The A100 runs the cp.async + mma.sync main loop.
+  const GemmRun h100 = run_gemm("h100-sxm", 2048, 2048, 2048);
+  const GemmRun a100 = run_gemm("a100-sxm", 2048, 2048, 2048);
+  const double ratio = a100.seconds() / h100.seconds();
+  EXPECT_GT(ratio, 1.5);
+  EXPECT_LT(ratio, 3.6);
+}
+
+TEST(GpuGemm, SkinnyGemvIsBandwidthBoundBelowThePeak) {
+  const GemmRun r = run_gemm("h100-sxm", 1, 4096, 4096);
+  EXPECT_EQ(r.launch("memory_bound"), 1);
+  // The weights (32 MiB) are read once: at least those bytes, below the HBM3 peak of 3.35 TB/s.
+  EXPECT_GE(r.launch("dram_bytes"), 4096.0 * 4096 * 2);
+  EXPECT_LT(r.launch("bandwidth"), 3350);
+  EXPECT_GT(r.launch("bandwidth"), 0.3 * 3350);
+}
+
+TEST(GpuGemm, AnalyticFidelityLandsNearTheCycleLevelRun) {
+  // Stated bound: within 40% on these steady GEMMs; the analytic model has no L2 queueing.
+  for (const std::int64_t m : {1, 1024}) {
+    const GemmRun cycle = run_gemm("h100-sxm", m, 2048, 2048);
+    const GemmRun analytic = run_gemm("h100-sxm", m, 2048, 2048, "fp16", "--set sim.fidelity=analytic");
+    EXPECT_NEAR(analytic.seconds(), cycle.seconds(), 0.4 * cycle.seconds()) << "m = " << m;
+  }
+}
+
+TEST(GpuGemm, TheGemmWorkloadRunsOnTheNpuToo) {
+  TempDir dir;
+  const std::string e = dir.write("e.yaml", "name: gemm\nhardware: {extends: " +
+                                                source_path("configs/hardware/npu/edge-npu.yaml") +
+                                                "}\nworkload: {kind: gemm, m: 64, n: 256, k: 256}\n");
+  const CommandResult r = run_strata("run -q '" + e + "' -o '" + dir.file("out") + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_DOUBLE_EQ(json_file(dir.file("out/summary.json"))["flops"].get<double>(), 2.0 * 64 * 256 * 256);
+}
+
+TEST(GpuGemm, BadShapesAndUnsupportedOperatorsFailWithOneLine) {
+  TempDir dir;
+  const std::string bad = dir.write("bad.yaml", "name: g\nhardware: {extends: " +
+                                                    source_path("configs/hardware/gpu/h100-sxm.yaml") +
+                                                    "}\nworkload: {kind: gemm, m: 0, n: 8, k: 8}\n");
+  CommandResult r = run_strata("run -q '" + bad + "' -o '" + dir.file("out") + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("workload.m"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out")));
+  // A GNN's aggregation (SpMM) has no GPU kernel yet: the error names the operator.
+  const std::string gnn = dir.write(
+      "gnn.yaml", "name: g\nhardware: {extends: " + source_path("configs/hardware/gpu/h100-sxm.yaml") +
+                      "}\nworkload: {kind: gnn, layer_dims: [8, 4], graph: {source: rmat, scale: 6}}\n");
+  r = run_strata("run -q '" + gnn + "' -o '" + dir.file("out2") + "'");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("(spmm)"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out2")));
+}
+
+}  // namespace
+}  // namespace strata::testing
