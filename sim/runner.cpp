@@ -171,7 +171,12 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
                        fmt::format("component kind '{}' has no analytic model{}; use sim.fidelity: cycle",
                                    hardware->config().spec->name, driver));
     }
-    end = sc_core::sc_time(model->evaluate_analytic(), sc_core::SC_SEC);
+    try {
+      end = sc_core::sc_time(model->evaluate_analytic(), sc_core::SC_SEC);
+    } catch (const InputError& e) {
+      if (!e.loc().file.empty()) throw;
+      throw InputError(sim.where("fidelity"), e.key().empty() ? "sim.fidelity" : e.key(), e.message());
+    }
   } else {
     status = simulate(sim, *workload, power, ctx, options, result.interrupted);
     end = sc_core::sc_time_stamp();

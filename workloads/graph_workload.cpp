@@ -34,7 +34,13 @@ void GraphWorkload::bind(Component& hardware) {
                                  "operator graphs (characterize it with `strata workload info`)",
                                  cfg_.spec->name, hardware.config().spec->name));
   graph();
-  target_->load_graph(graph_);
+  try {
+    target_->load_graph(graph_);
+  } catch (const InputError& e) {
+    // A mapper names the operator it cannot lower; the workload is where it came from.
+    if (!e.loc().file.empty()) throw;
+    throw InputError(cfg_.loc, e.key().empty() ? cfg_.path : e.key(), e.message());
+  }
 }
 
 std::optional<nlohmann::ordered_json> GraphWorkload::info() const {

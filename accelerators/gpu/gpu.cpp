@@ -256,6 +256,7 @@ KindSpec Gpu::spec() {
   s.slot(SlotSpec{"sm", "one streaming multiprocessor", "section", "", false, &sm_spec()});
   s.slot(SlotSpec{"tensor_core", "the tensor core of each sub-core", "section", "", false, &tensor_spec()});
   s.slot(SlotSpec{"l2", "the L2 cache and the crossbar to it", "section", "", false, &l2_spec()});
+  s.slot(SlotSpec{"kernels", "how operator graphs are lowered to kernels", "section", "", false, &gpu_kernels_spec()});
   s.slot(SlotSpec{"memory",
                   "the DRAM behind the L2 (a memory_target kind: dram, simple_memory); without it, kernels may not "
                   "touch global memory",

@@ -78,7 +78,8 @@ class Gpu : public Component, public tlm::tlm_mm_interface, public GraphTarget, 
   // Operator graphs (gpu_graph.cpp): the mapper (gpu_mapper.h) lowers the graph to kernels at
   // elaboration; they run on one stream in the graph's order. Per kernel launch the statistics
   // `launches.<name>.{time,flops,tflops,dram_bytes,bandwidth,l2_hit_rate,occupancy,waves,
-  // compute_fraction,memory_fraction,memory_bound}`; summary.json latency_s, flops,
+  // compute_fraction,memory_fraction,memory_bound}` and the generator's choices (GpuKernel::choices);
+  // summary.json latency_s, flops,
   // achieved_tflops, achieved_bandwidth_gbps (the DRAM's), mapper_candidates.
   void load_graph(std::shared_ptr<const OpGraph> graph) override;
   bool graph_finished() const override;

@@ -137,7 +137,9 @@ WarpDemand demand(const WarpProgram& p, const SmTiming& t, const MemoryEstimate&
                   : std::ceil(__builtin_popcount(in.active_mask) * static_cast<double>(in.width) / kSectorBytes) *
                         kSectorBytes;
           // Asynchronous copies write their data into shared memory, 128 B a wavefront.
-          if (in.op == WarpOp::CpAsync || in.op == WarpOp::Tma) d.shared += times * std::ceil(bytes / kLineBytes);
+          // (a multicast box lands in every receiving CTA's: its siblings' shares land here too).
+          if (in.op == WarpOp::CpAsync || in.op == WarpOp::Tma)
+            d.shared += times * std::ceil(bytes / kLineBytes) * std::max<std::uint8_t>(1, in.multicast);
           const Level l = in.op == WarpOp::Stg ? Level::L2 : level_of(in, m);
           if (in.op == WarpOp::Stg) d.store_bytes += times * bytes;
           if (l != Level::L1) d.l2_bytes += times * bytes;

@@ -36,7 +36,8 @@ void Gpu::load_graph(std::shared_ptr<const OpGraph> graph) {
                      "an operator graph's tensors live in global memory: the gpu needs a `memory` behind its L2");
   graph_ = std::make_unique<GraphRun>();
   graph_->graph = std::move(graph);
-  graph_->program = lower_graph_to_gpu(*graph_->graph, kernel_target());
+  graph_->program =
+      lower_graph_to_gpu(*graph_->graph, kernel_target(), read_gemm_constraints(config().child("kernels")));
   for (const GpuLoweredOp& op : graph_->program.ops)
     for (const GpuKernel& k : op.kernels) {
       GraphRun::Row row;
@@ -83,8 +84,8 @@ std::optional<double> Gpu::graph_progress() const {
 double Gpu::evaluate_analytic() {
   if (!graph_)
     throw InputError(SourceLoc{}, "sim.fidelity",
-                     "the gpu evaluates operator graphs and microbenchmarks in closed form, not this workload; use "
-                     "sim.fidelity: cycle");
+                     "component kind 'gpu' has no analytic model for this workload (operator graphs and "
+                     "microbenchmarks have one); use sim.fidelity: cycle");
   for (GraphRun::Row& row : graph_->rows) {
     row.run = evaluate(row.kernel->launch);
     row.dram_bytes = row.run.dram_bytes;
@@ -137,6 +138,8 @@ void Gpu::finalize_graph(const sc_core::sc_time& end) {
         .set(compute);
     scalar(base + "memory_fraction", "fraction", "dram_bytes over the DRAM's peak bandwidth and time").set(memory);
     scalar(base + "memory_bound", "bool", "memory_fraction exceeds compute_fraction").set(memory > compute ? 1 : 0);
+    for (const auto& [choice, value] : k.choices)
+      scalar(base + choice, "", fmt::format("the kernel generator's {} ({})", choice, k.generator)).set(value);
   }
   const double latency = static_cast<double>(last) / hz;
   scalar("latency", "s", "the graph's last kernel's end").set(latency);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include <fmt/format.h>
@@ -37,7 +38,46 @@ StreamShape stream_shape(OpKind k) {
 
 }  // namespace
 
-GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& target) {
+const KindSpec& gpu_kernels_spec() {
+  static const KindSpec spec = [] {
+    KindSpec s;
+    s.name = "kernels";
+    s.category = "section";
+    s.description =
+        "how the mapper lowers operator graphs to kernels (gpu_mapper.h); empty or 0: the tile search's choice";
+    s.add(param::string("gemm_tile", "the GEMM CTA tile as MxNxK, e.g. 128x256x64").def(""));
+    s.add(param::integer("gemm_stages", "shared-memory stages of the GEMM main loop").def("0").range("0", "8"));
+    s.add(param::integer("gemm_split_k", "K slices of a GEMM (parallel split-K)").def("0").range("0", "64"));
+    s.add(param::integer("gemm_cluster", "CTAs per cluster along M of a tma_wgmma GEMM (2: B multicast)")
+              .def("0")
+              .range("0", "2"));
+    s.add(param::choice("gemm_main_loop", {"auto", "tma_wgmma", "cp_async_mma"},
+                        "auto: the GPU's latest (tma_wgmma with wgmma and TMA, else cp_async_mma)")
+              .def("auto"));
+    return s;
+  }();
+  return spec;
+}
+
+GemmConstraints read_gemm_constraints(const ValidatedNode& kernels) {
+  const Params& p = kernels.params;
+  GemmConstraints c;
+  const std::string tile = p.string("gemm_tile");
+  if (!tile.empty()) {
+    char rest = 0;
+    if (std::sscanf(tile.c_str(), "%dx%dx%d%c", &c.tile_m, &c.tile_n, &c.tile_k, &rest) != 3 || c.tile_m <= 0 ||
+        c.tile_n <= 0 || c.tile_k <= 0 || c.tile_m > 256 || c.tile_n > 256 || c.tile_k > 256)
+      throw InputError(p.where("gemm_tile"), kernels.path + ".gemm_tile",
+                       fmt::format("'{}': write the tile as MxNxK, each 1 to 256, e.g. 128x256x64", tile));
+  }
+  c.stages = static_cast<int>(p.integer("gemm_stages"));
+  c.split_k = static_cast<int>(p.integer("gemm_split_k"));
+  c.cluster_m = static_cast<int>(p.integer("gemm_cluster"));
+  if (p.string("gemm_main_loop") != "auto") c.main_loop = p.string("gemm_main_loop");
+  return c;
+}
+
+GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& target, const GemmConstraints& gemm) {
   GpuProgram out;
   std::vector<std::uint64_t> address(graph.tensors().size());
   std::uint64_t next = kAlign;
@@ -89,7 +129,7 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
                                                 p.b_bytes, p.c_bytes);
             auto it = choices.find(key);
             if (it == choices.end()) {
-              it = choices.emplace(key, choose_gemm(p, target)).first;
+              it = choices.emplace(key, choose_gemm(p, target, gemm)).first;
               out.candidates += it->second.candidates;
             }
             lowered.kernels = make_gemm(p, it->second.config, target, workspace);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "accelerators/gpu/kernels/gemm_kernel.h"
+#include "sim/schema.h"
 #include "workloads/opgraph/op_graph.h"
 
 namespace strata {
@@ -41,7 +42,11 @@ struct GpuProgram {
   int candidates = 0;              // GEMM configurations the tile search estimated
 };
 
+// The gpu kind's `kernels` section: what the configuration fixes of the GEMM tile search.
+const KindSpec& gpu_kernels_spec();
+GemmConstraints read_gemm_constraints(const ValidatedNode& kernels);
+
 // Throws InputError (no location) naming an operator the GPU cannot run.
-GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& target);
+GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& target, const GemmConstraints& gemm = {});
 
 }  // namespace strata

@@ -153,7 +153,7 @@ std::uint64_t SmCore::register_reads(SubCore& s, int wi, const WarpInstruction& 
 }
 
 int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64_t at, std::uint64_t first_warp,
-                    int cluster, std::uint64_t cluster_id, const std::array<std::uint32_t, 3>& tile) {
+                    int cluster, std::uint64_t cluster_id, const TileCoord& tile) {
   if (live_ctas_ == 0) {
     now_ = std::max(now_, at);
     resident_since_ = now_;
@@ -641,7 +641,9 @@ void SmCore::load_done(int wi, const WarpInstruction& in, std::uint64_t cycle, s
 
 void SmCore::async_done(Warp& w, const WarpInstruction& in, std::uint64_t cycle, std::uint64_t tag) {
   if (in.op == WarpOp::Tma) {
-    mbarrier_update(w.cta, in.mbarrier, 0, static_cast<std::int64_t>(in.box_bytes()), cycle);
+    // A multicast box's sibling shares are taken to land with it (WarpInstruction::multicast).
+    mbarrier_update(w.cta, in.mbarrier, 0,
+                    static_cast<std::int64_t>(in.box_bytes() * std::max<std::uint8_t>(1, in.multicast)), cycle);
     return;
   }
   AsyncGroup& g = w.cp_groups[tag - w.cp_first];

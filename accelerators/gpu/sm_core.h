@@ -149,7 +149,7 @@ class SmCore {
   // `cluster_id` names its cluster to the cluster barrier; `tile` is its tile coordinates
   // (KernelLaunch::tile_of: global addresses move with them).
   int add_cta(const std::vector<const WarpProgram*>& programs, std::uint64_t at, std::uint64_t first_warp = 0,
-              int cluster = 1, std::uint64_t cluster_id = 0, const std::array<std::uint32_t, 3>& tile = {0, 0, 0});
+              int cluster = 1, std::uint64_t cluster_id = 0, const TileCoord& tile = {0, 0, 0, 0});
   // The same with `warps` warps all running `program`.
   int add_cta(const WarpProgram& program, int warps, std::uint64_t at, std::uint64_t first_warp = 0, int cluster = 1,
               std::uint64_t cluster_id = 0) {
@@ -231,7 +231,7 @@ class SmCore {
     std::uint64_t barrier_clear[6] = {};   // control bits: when each dependence counter returns to 0
     int barrier_pending[6] = {};           // loads on each counter whose data has not come back
     std::uint64_t global_index = 0;        // its number in the kernel (global addresses move with it)
-    std::array<std::uint32_t, 3> tile{};   // its CTA's tile coordinates (so do they with these)
+    TileCoord tile{};                      // its CTA's tile coordinates and cluster rank (and with these)
     std::deque<std::uint64_t> wgmma;       // completion cycles of its wgmmas in flight
     // Its cp.async groups, oldest first; the last is the open one (not yet committed). The
     // front's number is cp_first (a copy names its group by number).

@@ -19,7 +19,7 @@ int log2_exact(std::uint64_t v) {
 
 const char* AddressMapping::schemes_help() {
   return "a dash-separated order of row, rank, bankgroup, bank, column, channel from the most significant bits "
-         "(e.g. row-bank-rank-column-channel), or mop4clxor";
+         "(e.g. row-bank-rank-column-channel), mop4clxor, or mop4clxor_channels";
 }
 
 void AddressMapping::add(Field f, int bits, int& shift, int& dest_shift) {
@@ -39,13 +39,18 @@ AddressMapping::AddressMapping(const std::string& scheme, const DramOrganization
 
   int shift = offset_bits_;
   int dest[kFields] = {};
-  if (scheme == "mop4clxor") {
+  if (scheme == "mop4clxor" || scheme == "mop4clxor_channels") {
     xor_ = true;
+    channel_xor_ = scheme == "mop4clxor_channels";
     const int low_column = std::min(2, field_bits_[kColumn]);
     add(kColumn, low_column, shift, dest[kColumn]);
+    channel_shift_ = shift;
     for (Field f : {kChannel, kBankGroup, kBank, kRank}) add(f, field_bits_[f], shift, dest[f]);
+    column_shift_ = shift;
+    column_bits_ = field_bits_[kColumn] - low_column;
     add(kColumn, field_bits_[kColumn] - low_column, shift, dest[kColumn]);
     add(kRow, field_bits_[kRow], shift, dest[kRow]);
+    address_bits_ = shift;
     return;
   }
 
@@ -78,11 +83,25 @@ void AddressMapping::hash_banks(std::uint32_t* v) const {
   v[kRank] ^= (row >> (field_bits_[kBankGroup] + field_bits_[kBank])) & ((1u << field_bits_[kRank]) - 1);
 }
 
+std::uint32_t AddressMapping::channel_fold(std::uint64_t address) const {
+  const int bits = field_bits_[kChannel];
+  if (bits == 0) return 0;
+  const int above = channel_shift_ + bits;
+  // A bank row's columns stay on one channel (its row-buffer hits), so the high column bits
+  // are left out.
+  address &= ~(((std::uint64_t{1} << column_bits_) - 1) << column_shift_);
+  const std::uint64_t rest =
+      address_bits_ > above ? (address >> above) & ((std::uint64_t{1} << (address_bits_ - above)) - 1) : 0;
+  // A multiplicative (Fibonacci) hash: every bit above moves the channel, each differently.
+  return static_cast<std::uint32_t>((rest * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+}
+
 DramAddress AddressMapping::decode(std::uint64_t address) const {
   std::uint32_t v[kFields] = {};
   for (const Slice& s : slices_)
     v[s.field] |= static_cast<std::uint32_t>((address >> s.shift) & ((std::uint64_t{1} << s.bits) - 1)) << s.dest_shift;
   if (xor_) hash_banks(v);
+  if (channel_xor_) v[kChannel] ^= channel_fold(address);
   DramAddress a;
   a.channel = static_cast<int>(v[kChannel]);
   a.rank = static_cast<int>(v[kRank]);
@@ -101,6 +120,8 @@ std::uint64_t AddressMapping::encode(const DramAddress& a) const {
   std::uint64_t address = 0;
   for (const Slice& s : slices_)
     address |= static_cast<std::uint64_t>((v[s.field] >> s.dest_shift) & ((1u << s.bits) - 1)) << s.shift;
+  // The fold reads only bits above the channel field, so XORing it in again undoes decode's.
+  if (channel_xor_) address ^= static_cast<std::uint64_t>(channel_fold(address)) << channel_shift_;
   return address;
 }
 

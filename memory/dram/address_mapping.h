@@ -8,6 +8,11 @@
 // "minimalist open page"), channel, bank group, bank, rank, the other column bits, row; then
 // bank-group, bank and rank bits are XORed with the row's low bits, so that streams spread
 // across bank groups and rows that would collide in one bank land in different ones.
+// "mop4clxor_channels": mop4clxor, and the channel bits XORed with a hash (multiplicative) of
+// the bank-group, bank, rank and row bits above them (not the high column bits: a bank row
+// stays on one channel), as GPUs hash addresses over their memory partitions
+// (Accel-Sim's IPOLY-style partition hashing): rows of a tile a power-of-two pitch apart spread
+// over every channel instead of camping on a few.
 //
 // The low log2(access bytes) bits are the offset inside one burst. Addresses beyond the
 // capacity wrap around (their high bits are ignored).
@@ -50,6 +55,12 @@ class AddressMapping {
   };
   void add(Field f, int bits, int& shift, int& dest_shift);
   void hash_banks(std::uint32_t* v) const;  // the mop4clxor XOR of bank bits with row bits
+  // mop4clxor_channels: the hash of the address bits above the channel field.
+  std::uint32_t channel_fold(std::uint64_t address) const;
+  bool channel_xor_ = false;
+  int channel_shift_ = 0;                   // where the channel field sits in the address
+  int column_shift_ = 0, column_bits_ = 0;  // the high column bits (left out of the fold)
+  int address_bits_ = 0;                    // bits of the capacity
   std::vector<Slice> slices_;
   int offset_bits_ = 0;
   bool xor_ = false;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 
 #include "dram_test_util.h"
 #include "memory/dram/dram_energy.h"
@@ -302,7 +303,8 @@ TEST(Dram, AddressMappingsDecodeAndEncode) {
   EXPECT_EQ(x.decode(3 * 64).bank_group, x.decode(0).bank_group);
   EXPECT_NE(x.decode(4 * 64).bank_group, x.decode(0).bank_group);
   std::mt19937_64 rng(5);
-  for (const char* scheme : {"row-bank-rank-column-channel", "row-rank-bankgroup-bank-column-channel", "mop4clxor"}) {
+  for (const char* scheme :
+       {"row-bank-rank-column-channel", "row-rank-bankgroup-bank-column-channel", "mop4clxor", "mop4clxor_channels"}) {
     const AddressMapping m(scheme, org);
     for (int i = 0; i < 1000; ++i) {
       const std::uint64_t a = rng() % org.capacity_bytes() / 64 * 64;
@@ -312,6 +314,21 @@ TEST(Dram, AddressMappingsDecodeAndEncode) {
   EXPECT_THROW(AddressMapping("row-bank-rank-column", org), std::invalid_argument);
   EXPECT_THROW(AddressMapping("row-bank-bank-rank-column-channel", org), std::invalid_argument);
   EXPECT_THROW(AddressMapping("row-bnak-rank-column-channel", org), std::invalid_argument);
+}
+
+TEST(Dram, ChannelHashingSpreadsAPowerOfTwoPitchOverEveryChannel) {
+  // A GEMM tile's rows 16 KiB apart: without channel hashing they camp on the few channels
+  // whose bits the pitch reaches; mop4clxor_channels spreads them over all.
+  const auto p = load_dram_preset("hbm3", {});
+  const auto& org = p->spec.org;
+  const auto channels_of = [&](const char* scheme) {
+    const AddressMapping m(scheme, org);
+    std::set<int> seen;
+    for (std::uint64_t row = 0; row < 256; ++row) seen.insert(m.decode(row * 16384).channel);
+    return seen.size();
+  };
+  EXPECT_LE(channels_of("mop4clxor"), 8u);
+  EXPECT_GE(channels_of("mop4clxor_channels"), static_cast<std::size_t>(3 * org.controllers() / 4));
 }
 
 TEST(Dram, ReadsOfQueuedWritesAreForwarded) {

@@ -47,18 +47,19 @@ const WarpProgram& KernelLaunch::program_of(std::uint64_t cta, std::uint32_t war
   return p ? *p : kEmpty;
 }
 
-std::array<std::uint32_t, 3> KernelLaunch::tile_of(std::uint64_t cta) const {
+TileCoord KernelLaunch::tile_of(std::uint64_t cta) const {
   const std::uint64_t plane = std::uint64_t{grid[0]} * grid[1];
   const auto z = static_cast<std::uint32_t>(cta / plane);
+  const auto rank = static_cast<std::uint32_t>(cta % std::max<std::uint32_t>(1, cluster));
   std::uint64_t c = cta % plane;
   if (swizzle <= 1 || grid[1] <= 1)
-    return {static_cast<std::uint32_t>(c % grid[0]), static_cast<std::uint32_t>(c / grid[0]), z};
+    return {static_cast<std::uint32_t>(c % grid[0]), static_cast<std::uint32_t>(c / grid[0]), z, rank};
   // Bands of `swizzle` rows (the last band may be narrower), each walked column by column.
   const std::uint64_t band_cells = std::uint64_t{swizzle} * grid[0];
   const std::uint64_t band = c / band_cells;
   c %= band_cells;
   const std::uint64_t rows = std::min<std::uint64_t>(swizzle, grid[1] - band * swizzle);
-  return {static_cast<std::uint32_t>(c / rows), static_cast<std::uint32_t>(band * swizzle + c % rows), z};
+  return {static_cast<std::uint32_t>(c / rows), static_cast<std::uint32_t>(band * swizzle + c % rows), z, rank};
 }
 
 }  // namespace strata

@@ -54,6 +54,10 @@ const char* warp_op_name(WarpOp op);
 
 inline constexpr std::uint8_t kNoReg = 0xff;
 
+// Where a CTA sits in its kernel's output: its tile coordinates x, y, z (blockIdx under the
+// kernel's swizzle) and its rank in its thread-block cluster.
+using TileCoord = std::array<std::uint32_t, 4>;
+
 struct WarpInstruction {
   WarpOp op = WarpOp::Nop;
   std::array<std::uint8_t, 2> dst{kNoReg, kNoReg};
@@ -87,14 +91,14 @@ struct WarpInstruction {
   // Global accesses also move with the loop and the warp: iteration i of the body and the
   // kernel's warp w (CTA x warps per CTA + warp) add i * iteration_stride + w * warp_stride,
   // wrapped into [0, footprint) when footprint is not 0 (a pointer chase's ring, a STREAM
-  // array), and the CTA's tile coordinates (x, y, z) (KernelLaunch::tile_of) add
-  // x * cta_stride[0] + y * cta_stride[1] + z * cta_stride[2] (a GEMM's CTA reads its own rows
-  // of A and columns of B), not wrapped.
+  // array), and the CTA's tile coordinates and cluster rank (x, y, z, r) (KernelLaunch::tile_of)
+  // add x * cta_stride[0] + y * cta_stride[1] + z * cta_stride[2] + r * cta_stride[3] (a GEMM's
+  // CTA reads its own rows of A and columns of B, and its share of a multicast box), not wrapped.
   std::uint64_t base = 0;
   std::int32_t lane_stride = 4;
   std::int32_t lane_addresses = -1;
   std::int64_t iteration_stride = 0, warp_stride = 0;
-  std::array<std::int64_t, 3> cta_stride{0, 0, 0};
+  std::array<std::int64_t, 4> cta_stride{0, 0, 0, 0};
   std::uint64_t footprint = 0;
   std::uint8_t width = 4;
   std::uint32_t active_mask = 0xffffffffu;
@@ -107,6 +111,12 @@ struct WarpInstruction {
   // memory, starting where lane 0's address would (base, moved by iteration and warp).
   std::uint32_t box_rows = 0, box_row_bytes = 0;
   std::int64_t box_pitch = 0;
+  // Tma multicast (.multicast::cluster): the box lands in the shared memory of `multicast` CTAs
+  // of the cluster, each of which loads its own share of the whole the same way. The model
+  // takes the shares to land together: the CTA's mbarrier is credited with the box's bytes
+  // times `multicast` when its own box lands (the skew between the CTAs is not modelled), and
+  // the L2 sees only this CTA's box.
+  std::uint8_t multicast = 1;
   // Tma, MbarInit, MbarArrive, MbarWait: which of the CTA's mbarriers (0..15).
   std::uint8_t mbarrier = 0;
   // MbarInit: arrivals (warp instructions) a phase takes. MbarArrive: transaction bytes the
@@ -120,15 +130,15 @@ struct WarpInstruction {
   // Lane `lane`'s first byte in loop iteration `iteration` of the kernel's warp `warp`, whose
   // CTA sits at tile `tile`.
   std::uint64_t address(int lane, const std::vector<std::uint64_t>& pool, std::uint64_t iteration = 0,
-                        std::uint64_t warp = 0, const std::array<std::uint32_t, 3>& tile = {0, 0, 0}) const {
+                        std::uint64_t warp = 0, const TileCoord& tile = {0, 0, 0, 0}) const {
     const std::uint64_t lane_part =
         lane_addresses >= 0 ? pool[static_cast<std::size_t>(lane_addresses) * 32 + static_cast<std::size_t>(lane)]
                             : base + static_cast<std::uint64_t>(static_cast<std::int64_t>(lane_stride) * lane);
     std::uint64_t moved =
         static_cast<std::uint64_t>(iteration_stride) * iteration + static_cast<std::uint64_t>(warp_stride) * warp;
     if (footprint) moved %= footprint;
-    const auto tiled =
-        static_cast<std::uint64_t>(cta_stride[0] * tile[0] + cta_stride[1] * tile[1] + cta_stride[2] * tile[2]);
+    const auto tiled = static_cast<std::uint64_t>(cta_stride[0] * tile[0] + cta_stride[1] * tile[1] +
+                                                  cta_stride[2] * tile[2] + cta_stride[3] * tile[3]);
     return lane_part + moved + tiled;
   }
   std::uint64_t macs() const {  // per warp instruction (a Wgmma counts its warp group's)
@@ -183,8 +193,9 @@ struct KernelLaunch {
   // then takes every global load as an L2 access and bounds the kernel by these bytes.
   std::uint64_t expected_dram_bytes = 0;
   const WarpProgram& program_of(std::uint64_t cta, std::uint32_t warp) const;
-  // The tile coordinates of the CTA launched `cta`-th (its blockIdx under the swizzle).
-  std::array<std::uint32_t, 3> tile_of(std::uint64_t cta) const;
+  // The tile coordinates of the CTA launched `cta`-th (its blockIdx under the swizzle) and its
+  // rank in its cluster.
+  TileCoord tile_of(std::uint64_t cta) const;
   std::uint64_t ctas() const { return std::uint64_t{grid[0]} * grid[1] * grid[2]; }
   std::uint32_t threads_per_cta() const { return block[0] * block[1] * block[2]; }
   std::uint32_t warps_per_cta() const { return (threads_per_cta() + 31) / 32; }

@@ -42,7 +42,7 @@ struct Plan {
   std::uint64_t pitch_a, pitch_b, pitch_c;
   double c_bytes;  // of what the kernel writes (FP32 partial sums with split-K)
   std::uint64_t c_base;
-  std::array<std::int64_t, 3> a_cta, b_cta, c_cta;  // the operands' moves with the tile
+  std::array<std::int64_t, 4> a_cta, b_cta, c_cta;  // the operands' moves with the tile
   std::array<std::uint32_t, 3> grid;
 };
 
@@ -91,7 +91,7 @@ std::uint64_t k_offset(std::uint64_t tile, int tile_k, double bytes) {
 
 // Stores of `rows` rows of `row_bytes` bytes each (pitch apart) from `base`, 16 bytes a lane.
 void store_rows(WarpProgram& w, std::uint64_t base, std::uint64_t rows, std::uint64_t row_bytes, std::uint64_t pitch,
-                const std::array<std::int64_t, 3>& cta) {
+                const std::array<std::int64_t, 4>& cta) {
   const std::uint64_t bytes = rows * row_bytes;
   for (std::uint64_t first = 0; first < bytes; first += kWarpBytes) {
     const auto [index, mask] = tile_lanes(w.addresses, base, first, bytes, row_bytes, pitch);
@@ -140,6 +140,10 @@ GpuKernel tma_wgmma(const GemmProblem& p, const GemmConfig& g, const Plan& q, co
   if (g.tile_m % 64 != 0 || g.tile_n % 8 != 0 || g.tile_n > 256)
     throw std::invalid_argument(fmt::format("tile {}x{}: wgmma needs rows in 64s and 8-256 columns", g.tile_m, g.tile_n));
   if (2 * q.stages > 16) throw std::invalid_argument("at most 8 stages (16 mbarriers a CTA)");
+  const bool pair = g.cluster_m == 2;
+  if (g.cluster_m != 1 && !pair) throw std::invalid_argument("cluster_m is 1 or 2");
+  if (pair && (q.grid[1] % 2 != 0 || g.swizzle % 2 != 0 || q.b_rows % 2 != 0))
+    throw std::invalid_argument("a cluster of 2 along M needs an even number of tile rows, an even swizzle and B rows");
   const int groups = g.tile_m / 64;
   const int consumers = 4 * groups;
   const TileLayout layout(q.tiles_k, static_cast<std::uint64_t>(q.stages));
@@ -154,6 +158,7 @@ GpuKernel tma_wgmma(const GemmProblem& p, const GemmConfig& g, const Plan& q, co
   k.grid = q.grid;
   k.block = {static_cast<std::uint32_t>(32 * (consumers + 1)), 1, 1};
   k.swizzle = g.swizzle;
+  k.cluster = pair ? 2 : 1;
   // CUTLASS gives consumers 232 registers and the producer 40 (setmaxnreg); the launch asks for
   // what fits the SM with one CTA.
   // what fits the SM with one CTA (its warps counted in whole sub-core rounds, as the
@@ -200,6 +205,11 @@ GpuKernel tma_wgmma(const GemmProblem& p, const GemmConfig& g, const Plan& q, co
       box.box_row_bytes = static_cast<std::uint32_t>(a ? q.a_row : q.b_row);
       box.box_pitch = static_cast<std::int64_t>(a ? q.pitch_a : q.pitch_b);
       box.cta_stride = a ? q.a_cta : q.b_cta;
+      if (pair && !a) {  // this CTA's half of the B tile, multicast to both
+        box.box_rows /= 2;
+        box.cta_stride[3] = static_cast<std::int64_t>(box.box_rows) * box.box_pitch;
+        box.multicast = 2;
+      }
       if (looped)
         box.iteration_stride = static_cast<std::int64_t>(k_offset(layout.stages, g.tile_k, a ? p.a_bytes : p.b_bytes));
       part.push_back(box);
@@ -274,8 +284,9 @@ GpuKernel cp_async_mma(const GemmProblem& p, const GemmConfig& g, const Plan& q,
   if (q.stages < 2) throw std::invalid_argument("cp_async_mma needs at least 2 stages");
   const int ksteps = g.tile_k / q.k_inst;
   const int m_frags = wm / 16, n_frags = wn / 8;
-  const int a_lds = static_cast<int>(ceil_div(static_cast<std::uint64_t>(wm * g.tile_k * q.tensor_bytes), kWarpBytes));
-  const int b_lds = static_cast<int>(ceil_div(static_cast<std::uint64_t>(wn * g.tile_k * q.tensor_bytes), kWarpBytes));
+  // ldmatrix instructions of one K step's A and B fragments (at most 32 registers a set).
+  const int a_step = static_cast<int>(ceil_div(static_cast<std::uint64_t>(wm * q.k_inst * q.tensor_bytes), kWarpBytes));
+  const int b_step = static_cast<int>(ceil_div(static_cast<std::uint64_t>(wn * q.k_inst * q.tensor_bytes), kWarpBytes));
   const std::uint64_t a_tile = q.a_rows * q.a_row, b_tile = q.b_rows * q.b_row;
   const auto stages = static_cast<std::uint64_t>(q.stages);
   // Tiles [0, stages - 1) load in the prologue; the body computes tile k and loads k + stages - 1.
@@ -315,28 +326,36 @@ GpuKernel cp_async_mma(const GemmProblem& p, const GemmConfig& g, const Plan& q,
       }
       part.push_back(warp_op(WarpOp::CpAsyncCommit));
     };
-    const auto compute = [&](std::vector<WarpInstruction>& part) {
-      for (int i = 0; i < a_lds + b_lds; ++i) {
-        const bool a = i < a_lds;
-        WarpInstruction lds = warp_op(WarpOp::Lds, static_cast<std::uint8_t>(a ? kAFrag + i : kBFrag + (i - a_lds)));
+    // One K step's fragments (ldmatrix: an LDS of 16 B a lane) into register set ks % 2.
+    const auto fragments = [&](std::vector<WarpInstruction>& part, int ks) {
+      const auto set = static_cast<std::uint8_t>((ks % 2) * 32);
+      for (int i = 0; i < a_step + b_step; ++i) {
+        const bool a = i < a_step;
+        WarpInstruction lds =
+            warp_op(WarpOp::Lds, static_cast<std::uint8_t>((a ? kAFrag + i : kBFrag + (i - a_step)) + set));
         lds.width = kLaneBytes;
         lds.lane_stride = kLaneBytes;
-        lds.base = static_cast<std::uint64_t>(i) * kWarpBytes;
+        lds.base = static_cast<std::uint64_t>(ks * (a_step + b_step) + i) * kWarpBytes;
         part.push_back(lds);
       }
-      if (q.convert_b) convert(part, convert_elements, kBFrag);
-      for (int ks = 0; ks < ksteps; ++ks)
-        for (int mi = 0; mi < m_frags; ++mi)
-          for (int ni = 0; ni < n_frags; ++ni) {
-            const auto acc = static_cast<std::uint8_t>(mi * n_frags + ni);
-            const auto af = static_cast<std::uint8_t>(kAFrag + (mi * ksteps + ks) % a_lds);
-            const auto bf = static_cast<std::uint8_t>(q.convert_b ? kConvert + (ni + ks) % 8 : kBFrag + (ni * ksteps + ks) % b_lds);
-            WarpInstruction mma = warp_op(WarpOp::Mma, acc, {acc, af, bf});
-            mma.m = 16;
-            mma.n = 8;
-            mma.k = static_cast<std::uint16_t>(q.k_inst);
-            part.push_back(mma);
-          }
+      if (q.convert_b) convert(part, convert_elements / ksteps, static_cast<std::uint8_t>(kBFrag + set));
+    };
+    const auto mmas = [&](std::vector<WarpInstruction>& part, int ks) {
+      const auto set = static_cast<std::uint8_t>((ks % 2) * 32);
+      for (int mi = 0; mi < m_frags; ++mi)
+        for (int ni = 0; ni < n_frags; ++ni) {
+          const auto af = static_cast<std::uint8_t>(kAFrag + set + mi % a_step);
+          const auto bf =
+              static_cast<std::uint8_t>(q.convert_b ? kConvert + ni % 8 : kBFrag + set + ni * b_step / n_frags);
+          // The accumulator stays in the tensor pipe from one K step to the next (the
+          // compiler orders independent MMAs between them), so no dependence counter ties an
+          // MMA to the one before it; only its fragments' loads do.
+          WarpInstruction mma = warp_op(WarpOp::Mma, kNoReg, {af, bf});
+          mma.m = 16;
+          mma.n = 8;
+          mma.k = static_cast<std::uint16_t>(q.k_inst);
+          part.push_back(mma);
+        }
     };
     const auto wait = [](std::vector<WarpInstruction>& part, std::uint64_t pending) {
       WarpInstruction in = warp_op(WarpOp::CpAsyncWait);
@@ -344,16 +363,26 @@ GpuKernel cp_async_mma(const GemmProblem& p, const GemmConfig& g, const Plan& q,
       part.push_back(in);
       part.push_back(warp_op(WarpOp::Bar));
     };
+    // CUTLASS's software pipeline: while a K step's MMAs run, the next step's fragments load;
+    // before the tile's last step the next tile's stage is waited for (bar.sync), and at its
+    // first step the copies of the stage `stages - 1` ahead go out. Tiles past the last load
+    // commit empty groups, so the wait counts hold.
+    const auto tile_steps = [&](std::vector<WarpInstruction>& part, bool load, bool looped, bool last) {
+      for (int ks = 0; ks < ksteps; ++ks) {
+        if (ks == ksteps - 1 && !last) wait(part, stages - 2);
+        if (ks + 1 < ksteps || !last) fragments(part, (ks + 1) % ksteps);
+        if (ks == 0) {
+          if (load) copies(part, stages - 1, looped);
+          else part.push_back(warp_op(WarpOp::CpAsyncCommit));
+        }
+        mmas(part, ks);
+      }
+    };
     for (std::uint64_t s = 0; s + 1 < stages; ++s) copies(pw.prologue, s, false);
-    // Body: wait for tile k (stages - 2 younger groups may stay out), load k + stages - 1, compute k.
-    wait(pw.body, stages - 2);
-    copies(pw.body, stages - 1, true);
-    compute(pw.body);
-    // The last stages - 1 tiles: nothing more to load.
-    for (std::uint64_t r = 0; r + 1 < stages; ++r) {
-      wait(pw.epilogue, stages - 2 - r);
-      compute(pw.epilogue);
-    }
+    wait(pw.prologue, stages - 2);
+    fragments(pw.prologue, 0);
+    tile_steps(pw.body, true, true, false);
+    for (std::uint64_t r = 0; r + 1 < stages; ++r) tile_steps(pw.epilogue, false, false, r + 2 == stages);
     const auto mw = static_cast<std::uint64_t>(w / g.warps_n), nw = static_cast<std::uint64_t>(w % g.warps_n);
     const std::uint64_t first_row = mw * static_cast<std::uint64_t>(wm);
     const std::uint64_t first_col = nw * static_cast<std::uint64_t>(wn);
@@ -374,7 +403,8 @@ GpuKernel cp_async_mma(const GemmProblem& p, const GemmConfig& g, const Plan& q,
 const char* gemm_main_loop_name(GemmMainLoop m) { return m == GemmMainLoop::TmaWgmma ? "tma_wgmma" : "cp_async_mma"; }
 
 std::string GemmConfig::label() const {
-  return fmt::format("{} {}x{}x{} s{} k{}", gemm_main_loop_name(main_loop), tile_m, tile_n, tile_k, stages, split_k);
+  return fmt::format("{} {}x{}x{} s{} k{} c{}", gemm_main_loop_name(main_loop), tile_m, tile_n, tile_k, stages, split_k,
+                     cluster_m);
 }
 
 std::vector<GpuKernel> make_gemm(const GemmProblem& p, const GemmConfig& config, const GpuKernelTarget& target,
@@ -383,6 +413,8 @@ std::vector<GpuKernel> make_gemm(const GemmProblem& p, const GemmConfig& config,
   GpuKernel main = config.main_loop == GemmMainLoop::TmaWgmma ? tma_wgmma(p, config, q, target)
                                                               : cp_async_mma(p, config, q, target);
   main.generator = std::string("gemm.") + gemm_main_loop_name(config.main_loop);
+  main.choices = {{"tile_m", config.tile_m}, {"tile_n", config.tile_n},   {"tile_k", config.tile_k},
+                  {"stages", q.stages},      {"split_k", config.split_k}, {"cluster", config.cluster_m}};
   main.flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) * static_cast<double>(p.batch);
   const double mn = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.batch);
   const double operands = static_cast<double>(p.m) * static_cast<double>(p.k) * p.a_bytes * static_cast<double>(p.batch) +
@@ -433,74 +465,99 @@ double gemm_dram_bytes(const GemmProblem& p, const GemmConfig& g, const GpuKerne
   return reads + writes;
 }
 
-GemmChoice choose_gemm(const GemmProblem& p, const GpuKernelTarget& t) {
+GemmChoice choose_gemm(const GemmProblem& p, const GpuKernelTarget& t, const GemmConstraints& fixed) {
   GemmChoice best;
   best.estimated_cycles = -1;
   const std::string tensor = t.tensor_format(p.compute);
   const double macs_per_cycle = t.tensor_macs_per_sm(tensor);
   const double tb = format_bytes(tensor);
-  const bool hopper = t.wgmma() && t.timing.tma;
+  const bool hopper = fixed.main_loop.empty() ? t.wgmma() && t.timing.tma : fixed.main_loop == "tma_wgmma";
+  const auto fits = [](int value, int wanted) { return wanted == 0 || value == wanted; };
   const int k_tile = static_cast<int>(64 * 2 / tb);  // 128 bytes of K a row
   const auto usable_shared = t.limits.max_shared_per_cta;
-  for (int tm : {64, 128, 256})
-    for (int tn : {64, 128, 256})
-      for (int split : {1, 2, 4, 8}) {
-        if (split > 1 && p.batch > 1) continue;
-        if (tm > 64 && p.m <= tm / 2) continue;  // a taller tile would be mostly empty
-        if (tn > 64 && p.n <= tn / 2) continue;
-        GemmConfig g;
-        g.main_loop = hopper ? GemmMainLoop::TmaWgmma : GemmMainLoop::CpAsyncMma;
-        g.tile_m = tm;
-        g.tile_n = tn;
-        g.tile_k = hopper ? k_tile : k_tile / 2;
-        if (!hopper) {
-          if (tm * tn > 128 * 128 * 2) continue;  // mma.sync warp tiles at most 64 x 64 with 8 warps
-          g.warps_m = std::max(1, tm / 64);
-          g.warps_n = std::max(1, std::min(4, tn / 32));
-          if (g.warps_m * g.warps_n > 8 || tn / g.warps_n > 64) continue;
-        } else if (tm == 256 && tn == 256) {
-          continue;  // 4 consumer warp groups' accumulators do not fit the register file
+  const std::vector<int> rows = fixed.tile_m ? std::vector<int>{fixed.tile_m} : std::vector<int>{64, 128, 256};
+  const std::vector<int> cols = fixed.tile_n ? std::vector<int>{fixed.tile_n} : std::vector<int>{64, 128, 256};
+  for (int tm : rows)
+    for (int tn : cols)
+      for (int split : {1, 2, 4, 8})
+        for (int cluster : {1, 2}) {
+          if (!fits(split, fixed.split_k) || !fits(cluster, fixed.cluster_m)) continue;
+          if (split > 1 && p.batch > 1) continue;
+          if (cluster == 2 &&
+              (!hopper || ceil_div(static_cast<std::uint64_t>(p.m), static_cast<std::uint64_t>(tm)) % 2 != 0 ||
+               std::min<std::int64_t>(tn, p.n) % 2 != 0))
+            continue;
+          if (!fixed.tile_m && tm > 64 && p.m <= tm / 2) continue;  // a taller tile would be mostly empty
+          if (!fixed.tile_n && tn > 64 && p.n <= tn / 2) continue;
+          GemmConfig g;
+          g.main_loop = hopper ? GemmMainLoop::TmaWgmma : GemmMainLoop::CpAsyncMma;
+          g.tile_m = tm;
+          g.tile_n = tn;
+          g.tile_k = fixed.tile_k ? fixed.tile_k : hopper ? k_tile : k_tile / 2;
+          if (!hopper) {
+            // Warp tiles of 64 x 64 (32 along a 64-wide CTA tile), at most 8 warps: CUTLASS's
+            // 128x128 tile runs 2 x 2 warps.
+            g.warps_m = tm >= 128 ? tm / 64 : 2;
+            g.warps_n = tn >= 128 ? tn / 64 : 2;
+            if (g.warps_m * g.warps_n > 8) continue;
+          } else if (tm == 256 && tn == 256) {
+            continue;  // 4 consumer warp groups' accumulators do not fit the register file
+          }
+          const double stage_bytes = tm * std::ceil(g.tile_k * p.a_bytes) + tn * std::ceil(g.tile_k * p.b_bytes);
+          // Hopper: one CTA an SM, as many stages as its shared memory holds. Ampere: four stages
+          // at most, so that two CTAs share an SM and hide each other's waits (CUTLASS's
+          // multistage defaults are 3-5 stages).
+          const double shared =
+              hopper ? static_cast<double>(usable_shared) : static_cast<double>(t.limits.shared_bytes) / 2;
+          g.stages = static_cast<int>(std::min(hopper ? 7.0 : 4.0, std::floor((shared - 1024) / stage_bytes)));
+          if (fixed.stages) g.stages = fixed.stages;
+          if (g.stages < 2) continue;
+          g.split_k = split;
+          g.cluster_m = cluster;
+          const std::uint64_t k_slice = ceil_div(static_cast<std::uint64_t>(p.k), static_cast<std::uint64_t>(split));
+          if (!fixed.split_k && split > 1 && k_slice < static_cast<std::uint64_t>(4 * g.tile_k)) continue;
+          const auto tiles_m = ceil_div(static_cast<std::uint64_t>(p.m), static_cast<std::uint64_t>(tm));
+          const auto tiles_n = ceil_div(static_cast<std::uint64_t>(p.n), static_cast<std::uint64_t>(tn));
+          const std::uint64_t ctas =
+              tiles_m * tiles_n * static_cast<std::uint64_t>(split) * static_cast<std::uint64_t>(p.batch);
+          if (!fixed.split_k && split > 1 && ctas / split >= static_cast<std::uint64_t>(t.sms))
+            continue;  // no SM idle to fill
+          const int per_sm = hopper ? 1
+                                    : std::max(1, std::min(t.limits.max_warps / (g.warps_m * g.warps_n),
+                                                           static_cast<int>(static_cast<double>(t.limits.shared_bytes) /
+                                                                            (g.stages * stage_bytes + 1024))));
+          // CTAs sharing an SM share its tensor cores: a wave of per_sm CTAs an SM takes per_sm times one's.
+          const double waves = std::ceil(static_cast<double>(ctas) / (t.sms * per_sm)) * per_sm;
+          // One CTA's main loop: tensor cycles (the instruction's full tile, edges included),
+          // or its share of the DRAM's bandwidth, whichever is longer.
+          const double tensor_cycles = static_cast<double>(tm) * tn *
+                                       static_cast<double>(round_up(k_slice, static_cast<std::uint64_t>(g.tile_k))) /
+                                       macs_per_cycle;
+          const double dram = gemm_dram_bytes(p, g, t);
+          const double dram_cycles = dram / t.dram_bytes_per_cycle;
+          const double l2_bytes =
+              static_cast<double>(ctas) *
+              (std::min<double>(tm, static_cast<double>(p.m)) * std::ceil(g.tile_k * p.a_bytes) +
+               std::min<double>(tn, static_cast<double>(p.n)) * std::ceil(g.tile_k * p.b_bytes) / cluster) *
+              static_cast<double>(round_up(k_slice, static_cast<std::uint64_t>(g.tile_k)) /
+                                  static_cast<std::uint64_t>(g.tile_k));
+          const double l2_cycles = l2_bytes / t.l2_bytes_per_cycle;
+          // The pipeline's fill: a stage from the L2 or the DRAM before the first tensor op,
+          // and per CTA the epilogue's stores.
+          const double fill = 2.0 * t.timing.l1_latency + 600;
+          double cycles = std::max({waves * (tensor_cycles + fill), dram_cycles, l2_cycles});
+          if (split > 1)
+            cycles += t.launch_cycles + static_cast<double>(p.m) * static_cast<double>(p.n) *
+                                            (4.0 * split + p.c_bytes) / t.dram_bytes_per_cycle;
+          ++best.candidates;
+          if (best.estimated_cycles < 0 || cycles < best.estimated_cycles - 1e-9) {
+            best.config = g;
+            best.estimated_cycles = cycles;
+          }
         }
-        const double stage_bytes = tm * std::ceil(g.tile_k * p.a_bytes) + tn * std::ceil(g.tile_k * p.b_bytes);
-        // Hopper: one CTA an SM, as many stages as its shared memory holds. Ampere: four stages
-        // at most, so that two CTAs share an SM and hide each other's waits (CUTLASS's
-        // multistage defaults are 3-5 stages).
-        const double shared = hopper ? static_cast<double>(usable_shared) : static_cast<double>(t.limits.shared_bytes) / 2;
-        g.stages = static_cast<int>(std::min(hopper ? 7.0 : 4.0, std::floor((shared - 1024) / stage_bytes)));
-        if (g.stages < 2) continue;
-        g.split_k = split;
-        const std::uint64_t k_slice = ceil_div(static_cast<std::uint64_t>(p.k), static_cast<std::uint64_t>(split));
-        if (split > 1 && k_slice < static_cast<std::uint64_t>(4 * g.tile_k)) continue;
-        const auto tiles_m = ceil_div(static_cast<std::uint64_t>(p.m), static_cast<std::uint64_t>(tm));
-        const auto tiles_n = ceil_div(static_cast<std::uint64_t>(p.n), static_cast<std::uint64_t>(tn));
-        const std::uint64_t ctas = tiles_m * tiles_n * static_cast<std::uint64_t>(split) * static_cast<std::uint64_t>(p.batch);
-        if (split > 1 && ctas / split >= static_cast<std::uint64_t>(t.sms)) continue;  // no SM left idle to fill
-        const int per_sm = hopper ? 1 : std::max(1, std::min(t.limits.max_warps / (g.warps_m * g.warps_n),
-                                                             static_cast<int>(static_cast<double>(t.limits.shared_bytes) /
-                                                                              (g.stages * stage_bytes + 1024))));
-        // CTAs sharing an SM share its tensor cores: a wave of per_sm CTAs an SM takes per_sm times one's.
-        const double waves = std::ceil(static_cast<double>(ctas) / (t.sms * per_sm)) * per_sm;
-        // One CTA's main loop: tensor cycles (the instruction's full tile, edges included),
-        // or its share of the DRAM's bandwidth, whichever is longer.
-        const double tensor_cycles = static_cast<double>(tm) * tn * static_cast<double>(round_up(k_slice, static_cast<std::uint64_t>(g.tile_k))) / macs_per_cycle;
-        const double dram = gemm_dram_bytes(p, g, t);
-        const double dram_cycles = dram / t.dram_bytes_per_cycle;
-        const double l2_bytes = static_cast<double>(ctas) * (std::min<double>(tm, static_cast<double>(p.m)) * std::ceil(g.tile_k * p.a_bytes) +
-                                                             std::min<double>(tn, static_cast<double>(p.n)) * std::ceil(g.tile_k * p.b_bytes)) *
-                                static_cast<double>(round_up(k_slice, static_cast<std::uint64_t>(g.tile_k)) / static_cast<std::uint64_t>(g.tile_k));
-        const double l2_cycles = l2_bytes / t.l2_bytes_per_cycle;
-        // The pipeline's fill: a stage from the L2 or the DRAM before the first tensor op,
-        // and per CTA the epilogue's stores.
-        const double fill = 2.0 * t.timing.l1_latency + 600;
-        double cycles = std::max({waves * (tensor_cycles + fill), dram_cycles, l2_cycles});
-        if (split > 1) cycles += t.launch_cycles + static_cast<double>(p.m) * static_cast<double>(p.n) * (4.0 * split + p.c_bytes) / t.dram_bytes_per_cycle;
-        ++best.candidates;
-        if (best.estimated_cycles < 0 || cycles < best.estimated_cycles - 1e-9) {
-          best.config = g;
-          best.estimated_cycles = cycles;
-        }
-      }
-  if (best.estimated_cycles < 0) throw std::invalid_argument(fmt::format("{}: no GEMM tile fits this GPU", p.name));
+  if (best.estimated_cycles < 0)
+    throw std::invalid_argument(fixed.any() ? "no GEMM configuration meets the gpu's kernels section here"
+                                            : "no GEMM tile fits this GPU");
   return best;
 }
 

@@ -57,7 +57,11 @@ struct GemmConfig {
   int stages = 4;
   int split_k = 1;
   std::uint32_t swizzle = 8;
-  std::string label() const;  // "tma_wgmma 128x256x64 s4 k1"
+  // tma_wgmma: CTAs per thread-block cluster along M (1 or 2). With 2, the two CTAs (the same
+  // B columns, neighbouring A rows) each load half of the B tile and multicast it to both, so
+  // the L2 serves B once per pair (CUTLASS's 2x1x1 cluster shape).
+  int cluster_m = 1;
+  std::string label() const;  // "tma_wgmma 128x256x64 s4 k1 c2"
 };
 
 // The GEMM's kernels under `config` (the main kernel, and the reduction after it with split-K).
@@ -67,18 +71,26 @@ std::vector<GpuKernel> make_gemm(const GemmProblem& p, const GemmConfig& config,
                                  std::uint64_t workspace);
 
 // The configuration a fast, deterministic search picks: it enumerates CTA tiles (64, 128, 256
-// rows and columns), stages (what shared memory holds, at most 7), and split-K (1, 2, 4, 8 when
-// the tiles leave SMs idle) of the GPU's main loop, and keeps the least estimated time (ties: the
-// order of enumeration)
+// rows and columns), stages (what shared memory holds, at most 7), split-K (1, 2, 4, 8 when the
+// tiles leave SMs idle) and, on Hopper, clusters of 1 and 2 CTAs along M, of the GPU's main
+// loop, and keeps the least estimated time (ties: the order of enumeration)
 //     waves x the busiest SM's main loop (tensor cycles of its CTAs, or its share of the L2's and
 //     the DRAM's bandwidth, whichever is longer) + the pipeline's fill + the reduction's bytes,
 // with each wave's DRAM bytes the A rows and B columns its CTAs touch (swizzle bands).
+// What the configuration fixes of the search (0 or empty: the search's choice).
+struct GemmConstraints {
+  int tile_m = 0, tile_n = 0, tile_k = 0;
+  int stages = 0, split_k = 0, cluster_m = 0;
+  std::string main_loop;  // "tma_wgmma", "cp_async_mma"; empty: the GPU's latest
+  bool any() const { return tile_m || stages || split_k || cluster_m || !main_loop.empty(); }
+};
 struct GemmChoice {
   GemmConfig config;
   double estimated_cycles = 0;
   int candidates = 0;
 };
-GemmChoice choose_gemm(const GemmProblem& p, const GpuKernelTarget& target);
+// Throws std::invalid_argument when no configuration meets `fixed`.
+GemmChoice choose_gemm(const GemmProblem& p, const GpuKernelTarget& target, const GemmConstraints& fixed = {});
 
 // The bytes the DRAM moves for the GEMM under `config`, by the same wave model.
 double gemm_dram_bytes(const GemmProblem& p, const GemmConfig& config, const GpuKernelTarget& target);

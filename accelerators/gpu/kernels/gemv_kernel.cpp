@@ -102,6 +102,7 @@ std::vector<GpuKernel> make_gemv(const GemmProblem& p, const GpuKernelTarget& t,
 
   GpuKernel g;
   g.generator = "gemv";
+  g.choices = {{"split_k", splits}};
   KernelLaunch& k = g.launch;
   k.name = p.name;
   const auto warps = static_cast<std::uint64_t>(p.n) * static_cast<std::uint64_t>(splits);

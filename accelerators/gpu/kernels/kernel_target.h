@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct GpuKernel {
   double flops = 0;
   std::uint64_t min_bytes = 0;  // each operand read and each result written once
   std::string generator;        // "gemm.tma_wgmma", "gemv", "elementwise", ...
+  // The generator's choices, reported per launch: a GEMM's tile_m, tile_n, tile_k, stages,
+  // split_k and cluster; a GEMV's split_k.
+  std::map<std::string, double> choices;
 };
 
 // Instruction helpers for generators.
