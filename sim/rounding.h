@@ -10,6 +10,8 @@ namespace strata {
 // ⌈a / b⌉ for a >= 0, b > 0, in the width and signedness of the arguments.
 constexpr std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+// a rounded up to a multiple of b.
+constexpr std::uint64_t round_up(std::uint64_t a, std::uint64_t b) { return ceil_div(a, b) * b; }
 
 // x rounded to the nearest integer when it is one up to floating-point noise (K / rate with
 // rate = 1.5, cycles / 0.1, ...), so that ceil and floor do not step past an exact result.

@@ -488,7 +488,7 @@ double Gpu::energy_of(const SmCounts& c) const {
 
 SmCounts Gpu::totals() const {
   SmCounts total;
-  std::vector<const SmCounts*> all{&analytic_};
+  std::vector<const SmCounts*> all{&analytic_, &reused_};
   for (const auto& c : cores_) all.push_back(&c->counts());
   for (const SmCounts* part : all) {
     total.add(*part);
@@ -1034,7 +1034,9 @@ void Gpu::finalize(const sc_core::sc_time& end) {
     counter("dsm_bytes", "B",
             "bytes remote cluster accesses moved over the SM-to-SM network (distributed shared memory)")
         .add(total.dsm_bytes);
-  const double cycles = static_cast<double>(clock().cycle_at(end));
+  // Over the reported run (sim.reuse adds the repeated layers' spans).
+  const double cycles = static_cast<double>(clock().cycle_at(end)) +
+                        (reported_s(end) - end.to_seconds()) * static_cast<double>(clock().frequency_hz());
   scalar("sm_utilization", "fraction", "SM-cycles with a CTA resident over SMs x cycles")
       .set(cycles > 0 ? static_cast<double>(total.busy_cycles) / (cycles * sms_) : 0);
   // The energy events, counted at the end (dynamic_energy_j() gave the power monitor a live figure).

@@ -31,6 +31,7 @@
 #include "sim/component.h"
 #include "sim/payload_pool.h"
 #include "sim/ports.h"
+#include "sim/reuse.h"
 #include "sim/tlm_at.h"
 #include "workloads/gpu/warp_program.h"
 #include "workloads/graph_workload.h"
@@ -183,15 +184,34 @@ class Gpu : public Component, public tlm::tlm_mm_interface, public GraphTarget, 
     GpuProgram program;
     struct Row {
       const GpuKernel* kernel = nullptr;
+      std::int32_t layer = -1;  // its operator's
       KernelRun run;
+      double start_s = 0, end_s = 0;  // reported time (sim.reuse): its turn, its end
       std::uint64_t dram_bytes = 0, l2_hits = 0, l2_misses = 0;
       bool done = false;
+      bool reused = false;  // not simulated: sim.reuse counted an identical layer's launch again
     };
     std::vector<Row> rows;
     std::size_t done = 0;
     // The L2's counters when the previous kernel ended (kernels of one stream run one at a time).
     std::uint64_t hits = 0, misses = 0, dram = 0;
+    // sim.reuse: layers. A run of identical consecutive layers simulates its first two and
+    // counts the second again for each later one (rows by position in the layer).
+    struct Run {
+      std::vector<std::size_t> first, second;
+      std::vector<std::vector<std::size_t>> repeats;
+      std::size_t first_left = 0, second_left = 0;
+      std::unique_ptr<SpanRepeater::Mark> mark;
+      SmCounts at_mark;
+      double first_end_s = 0;
+    };
+    std::vector<Run> runs;
+    std::vector<int> run_of_row;  // the run a row of a simulated layer belongs to (-1: none)
+    std::size_t layers = 0;
   };
+  void plan_graph_reuse();
+  void graph_layer_done(std::size_t row);
+  SmCounts reused_;  // sim.reuse: the counts of the layers counted again
   std::unique_ptr<GraphRun> graph_;
   void graph_kernel_done(std::size_t row, const KernelRun& r);
   void finalize_graph(const sc_core::sc_time& end);

@@ -42,9 +42,13 @@ void Gpu::load_graph(std::shared_ptr<const OpGraph> graph) {
     for (const GpuKernel& k : op.kernels) {
       GraphRun::Row row;
       row.kernel = &k;
+      row.layer = graph_->graph->op(op.op).layer;
       graph_->rows.push_back(row);
     }
+  plan_graph_reuse();
   SimContext& ctx = context();
+  ctx.report("simulated_layers", stat_name("reuse.simulated_layers"));
+  ctx.report("reused_layers", stat_name("reuse.reused_layers"));
   ctx.report("latency_s", stat_name("latency"));
   ctx.report("flops", stat_name("flops"));
   ctx.report("achieved_tflops", stat_name("achieved_tflops"));
@@ -54,9 +58,143 @@ void Gpu::load_graph(std::shared_ptr<const OpGraph> graph) {
   sc_core::sc_spawn(
       [this] {
         for (std::size_t i = 0; i < graph_->rows.size(); ++i)
-          launch(graph_->rows[i].kernel->launch, [this, i](const KernelRun& r) { graph_kernel_done(i, r); });
+          if (!graph_->rows[i].reused)
+            launch(graph_->rows[i].kernel->launch, [this, i](const KernelRun& r) { graph_kernel_done(i, r); });
       },
       "graph_launcher");
+}
+
+// Two layers are identical when their launches agree in everything the GPU runs: the operator
+// kinds and shapes, the kernel generator and its choices, the grid, the CTA and its resources.
+// Where their tensors sit is not compared: each layer's weights have their own addresses, which
+// spread over the same channels in the same proportions but not line for line.
+void Gpu::plan_graph_reuse() {
+  GraphRun& g = *graph_;
+  g.run_of_row.assign(g.rows.size(), -1);
+  struct Layer {
+    std::size_t first = 0, count = 0;
+    std::string signature;
+  };
+  std::vector<Layer> layers;
+  std::size_t i = 0;
+  while (i < g.rows.size()) {
+    if (g.rows[i].layer < 0) {
+      ++i;
+      continue;
+    }
+    Layer l;
+    l.first = i;
+    for (; i < g.rows.size() && g.rows[i].layer == g.rows[l.first].layer; ++i) {
+      const KernelLaunch& k = g.rows[i].kernel->launch;
+      l.signature += fmt::format("{}|{}x{}x{}|{}|{}|{}|{}|{}|{}", g.rows[i].kernel->generator, k.grid[0], k.grid[1],
+                                 k.grid[2], k.threads_per_cta(), k.registers_per_thread, k.shared_bytes, k.cluster,
+                                 k.expected_dram_bytes, g.rows[i].kernel->flops);
+      for (const auto& [choice, value] : g.rows[i].kernel->choices) l.signature += fmt::format("|{}={}", choice, value);
+      l.signature += ";";
+    }
+    l.count = i - l.first;
+    layers.push_back(std::move(l));
+  }
+  g.layers = layers.size();
+  std::size_t reused = 0;
+  if (context().reuse_layers() && !context().analytic())
+    for (std::size_t a = 0; a < layers.size();) {
+      std::size_t b = a + 1;
+      while (b < layers.size() && layers[b].signature == layers[a].signature &&
+             layers[b].first == layers[b - 1].first + layers[b - 1].count)
+        ++b;
+      if (b - a >= 3) {
+        GraphRun::Run run;
+        const auto rows_of = [&](const Layer& l) {
+          std::vector<std::size_t> out(l.count);
+          for (std::size_t r = 0; r < l.count; ++r) out[r] = l.first + r;
+          return out;
+        };
+        run.first = rows_of(layers[a]);
+        run.second = rows_of(layers[a + 1]);
+        for (std::size_t c = a + 2; c < b; ++c) {
+          run.repeats.push_back(rows_of(layers[c]));
+          for (std::size_t r : run.repeats.back()) g.rows[r].reused = true;
+        }
+        run.first_left = run.first.size();
+        run.second_left = run.second.size();
+        for (std::size_t r : run.first) g.run_of_row[r] = static_cast<int>(g.runs.size());
+        for (std::size_t r : run.second) g.run_of_row[r] = static_cast<int>(g.runs.size());
+        reused += b - a - 2;
+        g.runs.push_back(std::move(run));
+      }
+      a = b;
+    }
+  counter("reuse.simulated_layers", "layers",
+          "layers of the workload simulated (all of them, unless sim.reuse: layers found identical ones)")
+      .add(g.layers - reused);
+  counter("reuse.reused_layers", "layers",
+          "layers not simulated: sim.reuse: layers counted an identical simulated layer again for each")
+      .add(reused);
+}
+
+namespace {
+// What `now` counted since `then`.
+SmCounts counts_since(const SmCounts& now, const SmCounts& then) {
+  SmCounts d;
+  d.warp_instructions = now.warp_instructions - then.warp_instructions;
+  for (int op = 0; op < kWarpOps; ++op) {
+    d.by_op[op] = now.by_op[op] - then.by_op[op];
+    d.thread_ops[op] = now.thread_ops[op] - then.thread_ops[op];
+  }
+  for (const auto& [f, n] : now.tensor_macs)
+    d.tensor_macs[f] = n - (then.tensor_macs.count(f) ? then.tensor_macs.at(f) : 0);
+  d.shared_wavefronts = now.shared_wavefronts - then.shared_wavefronts;
+  d.shared_bytes = now.shared_bytes - then.shared_bytes;
+  d.dsm_bytes = now.dsm_bytes - then.dsm_bytes;
+  d.l1_hit_sectors = now.l1_hit_sectors - then.l1_hit_sectors;
+  d.l1_miss_sectors = now.l1_miss_sectors - then.l1_miss_sectors;
+  d.store_sectors = now.store_sectors - then.store_sectors;
+  d.rf_reads = now.rf_reads - then.rf_reads;
+  d.rf_writes = now.rf_writes - then.rf_writes;
+  d.busy_cycles = now.busy_cycles - then.busy_cycles;
+  d.ctas = now.ctas - then.ctas;
+  return d;
+}
+}  // namespace
+
+void Gpu::graph_layer_done(std::size_t i) {
+  GraphRun& g = *graph_;
+  GraphRun::Run& run = g.runs[static_cast<std::size_t>(g.run_of_row[i])];
+  if (std::find(run.first.begin(), run.first.end(), i) != run.first.end()) {
+    // The first layer is done: the second, the measured one, runs from here.
+    if (--run.first_left == 0) {
+      run.mark = std::make_unique<SpanRepeater::Mark>(context().repeater().mark());
+      run.at_mark = totals();
+      run.first_end_s = g.rows[i].end_s;
+    }
+    return;
+  }
+  if (--run.second_left > 0) return;
+  if (!run.mark) throw std::logic_error(fmt::format("{}: a layer finished before the one it follows", name()));
+  const double layer_s = g.rows[i].end_s - run.first_end_s;
+  const auto times = static_cast<std::uint64_t>(run.repeats.size());
+  const SmCounts layer = counts_since(totals(), run.at_mark);
+  context().repeater().repeat(*run.mark, times);
+  run.mark.reset();
+  reused_.add(layer, times);
+  reused_.busy_cycles += layer.busy_cycles * times;
+  reused_.ctas += layer.ctas * times;
+  // Each repeat ends one measured layer after the one before it; its launches end where the
+  // measured layer's did, relative to the layer's end.
+  for (std::size_t j = 0; j < run.repeats.size(); ++j)
+    for (std::size_t r = 0; r < run.second.size(); ++r) {
+      GraphRun::Row& copy = g.rows[run.repeats[j][r]];
+      const GraphRun::Row& measured = g.rows[run.second[r]];
+      copy.run = measured.run;
+      copy.dram_bytes = measured.dram_bytes;
+      copy.l2_hits = measured.l2_hits;
+      copy.l2_misses = measured.l2_misses;
+      copy.start_s = measured.start_s + layer_s * static_cast<double>(j + 1);
+      copy.end_s = measured.end_s + layer_s * static_cast<double>(j + 1);
+      copy.done = true;
+      ++g.done;
+    }
 }
 
 void Gpu::graph_kernel_done(std::size_t i, const KernelRun& r) {
@@ -65,6 +203,8 @@ void Gpu::graph_kernel_done(std::size_t i, const KernelRun& r) {
   row.run = r;
   row.done = true;
   ++g.done;
+  row.start_s = context().reported_time()(clock().time_of(r.launch_cycle).to_seconds());
+  row.end_s = context().reported_time()(clock().time_of(r.end_cycle).to_seconds());
   const std::uint64_t dram = l2_->dram_read_bytes() + l2_->dram_write_bytes();
   row.dram_bytes = dram - g.dram;
   row.l2_hits = l2_->hit_sectors() - g.hits;
@@ -72,6 +212,7 @@ void Gpu::graph_kernel_done(std::size_t i, const KernelRun& r) {
   g.dram = dram;
   g.hits = l2_->hit_sectors();
   g.misses = l2_->miss_sectors();
+  if (g.run_of_row[i] >= 0) graph_layer_done(i);
 }
 
 bool Gpu::graph_finished() const { return graph_ && graph_->done == graph_->rows.size(); }
@@ -89,6 +230,8 @@ double Gpu::evaluate_analytic() {
   for (GraphRun::Row& row : graph_->rows) {
     row.run = evaluate(row.kernel->launch);
     row.dram_bytes = row.run.dram_bytes;
+    row.start_s = clock().time_of(row.run.launch_cycle).to_seconds();
+    row.end_s = clock().time_of(row.run.end_cycle).to_seconds();
     row.done = true;
     ++graph_->done;
   }
@@ -101,14 +244,13 @@ void Gpu::finalize_graph(const sc_core::sc_time& end) {
   const double hz = static_cast<double>(clock().frequency_hz());
   const double peak_bandwidth = dram_ ? dram_->peak_bandwidth() : 0;
   const double fp32_peak = 2.0 * sms_ * timing_.sub_cores * timing_.fp32_lanes * hz;
-  double flops = 0, dram_bytes = 0;
-  std::uint64_t last = 0;
+  double flops = 0, dram_bytes = 0, last = 0;
   for (const GraphRun::Row& row : graph_->rows) {
     if (!row.done) continue;
     const GpuKernel& k = *row.kernel;
     const KernelRun& r = row.run;
-    last = std::max(last, r.end_cycle);
-    const double t = static_cast<double>(r.end_cycle - r.launch_cycle) / hz;
+    last = std::max(last, row.end_s);
+    const double t = row.end_s - row.start_s;
     flops += k.flops;
     dram_bytes += static_cast<double>(row.dram_bytes);
     // The kernel's compute peak: its tensor format's, or the FP32 pipes'.
@@ -138,10 +280,12 @@ void Gpu::finalize_graph(const sc_core::sc_time& end) {
         .set(compute);
     scalar(base + "memory_fraction", "fraction", "dram_bytes over the DRAM's peak bandwidth and time").set(memory);
     scalar(base + "memory_bound", "bool", "memory_fraction exceeds compute_fraction").set(memory > compute ? 1 : 0);
+    if (row.reused)
+      scalar(base + "reused", "bool", "not simulated: sim.reuse counted the same launch of an identical layer").set(1);
     for (const auto& [choice, value] : k.choices)
       scalar(base + choice, "", fmt::format("the kernel generator's {} ({})", choice, k.generator)).set(value);
   }
-  const double latency = static_cast<double>(last) / hz;
+  const double latency = last;
   scalar("latency", "s", "the graph's last kernel's end").set(latency);
   scalar("flops", "FLOP", "the graph's floating-point operations").set(flops);
   scalar("achieved_tflops", "TFLOP/s", "flops over latency").set(latency > 0 ? flops / latency * 1e-12 : 0);

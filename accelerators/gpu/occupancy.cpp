@@ -5,13 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "sim/rounding.h"
+
 namespace strata {
-
-namespace {
-
-std::uint64_t round_up(std::uint64_t v, std::uint64_t unit) { return (v + unit - 1) / unit * unit; }
-
-}  // namespace
 
 int Occupancy::warps_per_sm() const { return ctas_per_sm * warps_per_cta; }
 

@@ -131,5 +131,31 @@ TEST(GpuGemm, BadShapesAndUnsupportedOperatorsFailWithOneLine) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("out2")));
 }
 
+TEST(GpuGraph, LayerReuseLandsOnTheFullRun) {
+  // A small Llama-shaped decode step: with sim.reuse the third and fourth layers are the second
+  // counted again; latency, instructions and energy stay within 2% of simulating every layer
+  // (they differ only in where each layer's weights sit in memory).
+  TempDir dir;
+  const std::string e = dir.write(
+      "e.yaml", "name: decode\nhardware: {extends: " + source_path("configs/hardware/gpu/h100-sxm.yaml") +
+                    "}\nworkload: {kind: transformer, phase: decode, batch: 1, prompt_len: 128, gen_tokens: 1, "
+                    "model: {extends: " +
+                    source_path("configs/models/llama-2-7b.yaml") +
+                    ", layers: 4, hidden: 512, heads: 8, kv_heads: 8, ffn_hidden: 1376, vocab: 1024}, "
+                    "quant: {weights: fp16, activations: fp16, kv_cache: fp16, accumulate: fp32}}\n");
+  const auto run = [&](const std::string& reuse) {
+    const CommandResult r = run_strata("run -q '" + e + "' --set sim.reuse=" + reuse + " -o '" + dir.file(reuse) + "'");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return r.code == 0 ? json_file(dir.file(reuse + "/summary.json")) : nlohmann::json::object();
+  };
+  const nlohmann::json all = run("none"), reused = run("layers");
+  ASSERT_TRUE(all.contains("latency_s") && reused.contains("latency_s"));
+  EXPECT_EQ(reused["simulated_layers"].get<double>(), 2);
+  EXPECT_EQ(reused["reused_layers"].get<double>(), 2);
+  EXPECT_EQ(all["reused_layers"].get<double>(), 0);
+  for (const char* key : {"latency_s", "energy_j", "warp_instructions", "flops"})
+    EXPECT_NEAR(reused[key].get<double>(), all[key].get<double>(), 0.02 * all[key].get<double>()) << key;
+}
+
 }  // namespace
 }  // namespace strata::testing

@@ -9,6 +9,7 @@
 #include "accelerators/gpu/control_bits.h"
 #include "accelerators/gpu/kernels/streaming_kernel.h"
 #include "sim/number_format.h"
+#include "sim/rounding.h"
 
 namespace strata {
 
@@ -18,9 +19,6 @@ constexpr int kLaneBytes = 16;                     // a cp.async, ldmatrix lane 
 constexpr int kWarpBytes = 32 * kLaneBytes;        // one such warp instruction
 constexpr std::uint8_t kAFrag = 64, kBFrag = 128;  // fragment registers (accumulators below 64)
 constexpr std::uint8_t kConvert = 200;             // registers of converted weights
-
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
-std::uint64_t round_up(std::uint64_t a, std::uint64_t b) { return ceil_div(a, b) * b; }
 
 double format_bytes(const std::string& f) {
   if (f == "tf32") return 4;
