@@ -1,5 +1,7 @@
 #include "sim/report.h"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -62,6 +64,67 @@ void collect(const nlohmann::ordered_json& node, const std::string& path, Energy
 
 double share(double part, double whole) { return whole > 0 ? part / whole : 0; }
 
+// The columns each row section shows, in order.
+const std::vector<std::pair<std::string, std::vector<std::string>>>& row_columns() {
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> kRowColumns = {
+      {"launches", {"time", "tflops", "bandwidth", "l2_hit_rate", "occupancy", "waves", "memory_bound", "reused"}},
+      {"ops", {"latency", "flops", "bandwidth", "bound_fraction", "memory_bound", "reused"}},
+  };
+  return kRowColumns;
+}
+
+// The rows under a section node: every node with statistic leaves, by its path.
+void collect_rows(const nlohmann::ordered_json& node, const std::string& path, EnergyAreaReport::RowTable& t) {
+  std::vector<double> row(t.columns.size(), std::nan(""));
+  bool any = false;
+  for (const auto& [key, child] : node.items()) {
+    if (!child.is_object() || !child.contains("type")) continue;
+    for (std::size_t c = 0; c < t.columns.size(); ++c)
+      if (t.columns[c] == key) {
+        row[c] = number(child);
+        if (t.units[c].empty() && child.contains("unit")) t.units[c] = child["unit"].get<std::string>();
+        any = true;
+      }
+  }
+  if (any) t.rows.emplace_back(path, std::move(row));  // a row before the rows nested in it
+  for (const auto& [key, child] : node.items())
+    if (child.is_object() && !child.contains("type")) collect_rows(child, path.empty() ? key : path + "." + key, t);
+}
+
+void collect_tables(const nlohmann::ordered_json& node, const std::string& path, EnergyAreaReport& r) {
+  if (!node.is_object() || node.contains("type")) return;
+  for (const auto& [key, child] : node.items()) {
+    const auto section =
+        std::find_if(row_columns().begin(), row_columns().end(), [&](const auto& s) { return s.first == key; });
+    if (section != row_columns().end() && child.is_object() && !child.contains("type")) {
+      EnergyAreaReport::RowTable t;
+      t.component = path;
+      t.section = key;
+      t.columns = section->second;
+      t.units.assign(t.columns.size(), "");
+      collect_rows(child, "", t);
+      // Keep the columns some row has.
+      std::vector<std::size_t> kept;
+      for (std::size_t c = 0; c < t.columns.size(); ++c)
+        if (std::any_of(t.rows.begin(), t.rows.end(), [c](const auto& row) { return !std::isnan(row.second[c]); }))
+          kept.push_back(c);
+      EnergyAreaReport::RowTable out{t.component, t.section, {}, {}, {}};
+      for (std::size_t c : kept) {
+        out.columns.push_back(t.columns[c]);
+        out.units.push_back(t.units[c]);
+      }
+      for (auto& [name, values] : t.rows) {
+        std::vector<double> v;
+        for (std::size_t c : kept) v.push_back(values[c]);
+        out.rows.emplace_back(name, std::move(v));
+      }
+      if (!out.rows.empty()) r.tables.push_back(std::move(out));
+      continue;
+    }
+    collect_tables(child, path.empty() ? key : path + "." + key, r);
+  }
+}
+
 }  // namespace
 
 EnergyAreaReport read_report(const std::string& dir) {
@@ -71,7 +134,10 @@ EnergyAreaReport read_report(const std::string& dir) {
   r.summary = read_json(fs::path(dir) / "summary.json", dir);
   const nlohmann::ordered_json stats = read_json(fs::path(dir) / "stats.json", dir);
   for (const auto& [key, child] : stats.items())
-    if (key != "totals") collect(child, key, r);
+    if (key != "totals") {
+      collect(child, key, r);
+      collect_tables(child, key, r);
+    }
   if (stats.contains("totals")) {
     r.energy_j = number(stats["totals"]["energy"]);
     r.area_mm2 = number(stats["totals"]["area"]);
@@ -105,6 +171,20 @@ std::string report_table(const EnergyAreaReport& r) {
       out += fmt::format("  {:<38} {:>14} {:>12} {:>6.1f}%\n", p.name, "", fmt::format("{:.4g} mm2", p.area_mm2),
                          100 * share(p.area_mm2, r.area_mm2));
   }
+  for (const auto& t : r.tables) {
+    out += fmt::format("\n{}.{}: {} rows\n{:<40}", t.component, t.section, t.rows.size(), "name");
+    for (std::size_t c = 0; c < t.columns.size(); ++c)
+      out += fmt::format(" {:>14}", t.units[c].empty() || t.units[c] == "bool" || t.units[c] == "fraction" ||
+                                            t.units[c] == t.columns[c]
+                                        ? t.columns[c]
+                                        : fmt::format("{} ({})", t.columns[c], t.units[c]));
+    out += "\n";
+    for (const auto& [name, values] : t.rows) {
+      out += fmt::format("{:<40}", name);
+      for (double v : values) out += std::isnan(v) ? fmt::format(" {:>14}", "") : fmt::format(" {:>14.4g}", v);
+      out += "\n";
+    }
+  }
   return out;
 }
 
@@ -120,6 +200,13 @@ std::string report_csv(const EnergyAreaReport& r) {
     for (const auto& p : c.parts)
       out += fmt::format("area,{},{},,{:.9g},mm2,{:.6g}\n", c.name, p.name, p.area_mm2, share(p.area_mm2, r.area_mm2));
   }
+  // Row sections: section = ops or launches, item = row name and column.
+  for (const auto& t : r.tables)
+    for (const auto& [name, values] : t.rows)
+      for (std::size_t c = 0; c < t.columns.size(); ++c)
+        if (!std::isnan(values[c]))
+          out += fmt::format("{},{},{}.{},,{:.9g},{},\n", t.section, t.component, name, t.columns[c], values[c],
+                             t.units[c]);
   return out;
 }
 
@@ -140,6 +227,17 @@ nlohmann::ordered_json report_json(const EnergyAreaReport& r) {
     jc["area"] = nlohmann::ordered_json::array();
     for (const auto& p : c.parts) jc["area"].push_back({{"part", p.name}, {"area_mm2", p.area_mm2}});
     j["components"].push_back(std::move(jc));
+  }
+  for (const auto& t : r.tables) {
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const auto& [name, values] : t.rows) {
+      nlohmann::ordered_json row;
+      row["name"] = name;
+      for (std::size_t c = 0; c < t.columns.size(); ++c)
+        if (!std::isnan(values[c])) row[t.columns[c]] = values[c];
+      rows.push_back(std::move(row));
+    }
+    j[t.section].push_back({{"component", t.component}, {"rows", std::move(rows)}});
   }
   return j;
 }

@@ -1018,7 +1018,7 @@ void Gpu::run() {
 }
 
 void Gpu::finalize(const sc_core::sc_time& end) {
-  finalize_graph(end);
+  finalize_graph();
   const SmCounts total = totals();
   sm_busy_cycles_.add(total.busy_cycles);
   for (int op = 0; op < kWarpOps; ++op)

@@ -10,8 +10,8 @@
 // format, shared-memory wavefronts) and area per SM, from the technology table.
 // Thread-block clusters (Hopper) are placed whole on SMs of one GPC (ClusterPlacer), and their
 // CTAs reach each other's shared memory over the SM-to-SM network (SmTiming::dsm_latency).
-// Not modelled yet (issue 21 lands in steps): a crossbar with its own bandwidth, asynchronous
-// copies, cluster barriers, streams and launch overhead.
+// Operator graphs run as the kernels of gpu_mapper.h (gpu_graph.cpp). Not modelled yet: a
+// crossbar with its own bandwidth; docs/gpu.md lists the rest.
 // Keys are documented in spec() and its sections.
 #pragma once
 
@@ -214,7 +214,7 @@ class Gpu : public Component, public tlm::tlm_mm_interface, public GraphTarget, 
   SmCounts reused_;  // sim.reuse: the counts of the layers counted again
   std::unique_ptr<GraphRun> graph_;
   void graph_kernel_done(std::size_t row, const KernelRun& r);
-  void finalize_graph(const sc_core::sc_time& end);
+  void finalize_graph();
 
   Counter& kernels_;
   Counter& ctas_;

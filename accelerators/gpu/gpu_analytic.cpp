@@ -242,13 +242,13 @@ KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, cons
   e.cycles = static_cast<std::uint64_t>(std::ceil(cycles));
   e.counts.ctas = k.ctas();
   e.counts.busy_cycles = e.cycles * std::min<std::uint64_t>(k.ctas(), static_cast<std::uint64_t>(sms));
-  const auto at_least_compulsory = [&] { e.dram_bytes = std::max(e.dram_bytes, k.expected_dram_bytes); };
+  const auto at_least_expected = [&] { e.dram_bytes = std::max(e.dram_bytes, k.expected_dram_bytes); };
   if (specialized) {  // every CTA the same: its run's counts, times the grid
     e.counts.add(cta.counts, k.ctas());
     double per_cta = 0;
     for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w) per_cta += cache.at(&k.program_of(0, w)).dram_bytes;
     e.dram_bytes = static_cast<std::uint64_t>(per_cta) * k.ctas() + static_cast<std::uint64_t>(write_back);
-    at_least_compulsory();
+    at_least_expected();
     return e;
   }
   for (std::uint64_t c = 0; c < k.ctas(); ++c)
@@ -260,13 +260,13 @@ KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, cons
         e.counts.add(it->second.counts, k.ctas() * k.warps_per_cta());
         e.dram_bytes = static_cast<std::uint64_t>(it->second.dram_bytes) * k.ctas() * k.warps_per_cta() +
                        static_cast<std::uint64_t>(write_back);
-        at_least_compulsory();
+        at_least_expected();
         return e;
       }
       e.counts.add(it->second.counts);
       e.dram_bytes += static_cast<std::uint64_t>(it->second.dram_bytes);
     }
-  at_least_compulsory();
+  at_least_expected();
   return e;
 }
 

@@ -238,9 +238,8 @@ double Gpu::evaluate_analytic() {
   return clock().time_of(analytic_cycle_).to_seconds();
 }
 
-void Gpu::finalize_graph(const sc_core::sc_time& end) {
+void Gpu::finalize_graph() {
   if (!graph_) return;
-  (void)end;
   const double hz = static_cast<double>(clock().frequency_hz());
   const double peak_bandwidth = dram_ ? dram_->peak_bandwidth() : 0;
   const double fp32_peak = 2.0 * sms_ * timing_.sub_cores * timing_.fp32_lanes * hz;

@@ -1,5 +1,6 @@
 // Energy and area through the binary: summary.json's figures, `strata report` in its three
 // formats, the `tech` key (built-in nodes and user tables) and its errors.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -96,6 +97,27 @@ TEST(EnergyReport, ReportFormats) {
   for (const auto& e : hw["events"]) events += e["energy_j"].get<double>();
   EXPECT_NEAR(events, hw["energy_j"].get<double>(), 1e-12 * hw["energy_j"].get<double>());
   EXPECT_DOUBLE_EQ(j["energy_j"].get<double>(), hw["energy_j"].get<double>());
+}
+
+TEST(EnergyReport, GpuLaunchRowsInEveryFormat) {
+  TempDir d;
+  const std::string e = d.write(
+      "e.yaml", "name: g\nhardware: {extends: " + strata::testing::source_path("configs/hardware/gpu/h100-sxm.yaml") +
+                    "}\nworkload: {kind: gemm, m: 256, n: 256, k: 512}\n");
+  ASSERT_EQ(run_strata("run -q '" + e + "' -o " + d.file("r")).code, 0);
+  const json stats = strata::testing::json_file(d.file("r/stats.json"));
+  const double tflops = stats["hardware"]["launches"]["gemm"]["tflops"]["value"].get<double>();
+  const Result table = run_strata("report " + d.file("r"));
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("hardware.launches: 1 rows"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("\ngemm "), std::string::npos) << table.out;
+  const Result csv = run_strata("report --format csv " + d.file("r"));
+  EXPECT_NE(csv.out.find(fmt::format("\nlaunches,hardware,gemm.tflops,,{:.9g},TFLOP/s,\n", tflops)), std::string::npos)
+      << csv.out;
+  const json j = json::parse(run_strata("report --format json " + d.file("r")).out);
+  ASSERT_EQ(j["launches"].size(), 1u);
+  EXPECT_EQ(j["launches"][0]["component"], "hardware");
+  EXPECT_DOUBLE_EQ(j["launches"][0]["rows"][0]["tflops"].get<double>(), tflops);
 }
 
 TEST(EnergyReport, NotAResultDirectoryExitsTwo) {
