@@ -133,31 +133,6 @@ void Gpu::plan_graph_reuse() {
       .add(reused);
 }
 
-namespace {
-// What `now` counted since `then`.
-SmCounts counts_since(const SmCounts& now, const SmCounts& then) {
-  SmCounts d;
-  d.warp_instructions = now.warp_instructions - then.warp_instructions;
-  for (int op = 0; op < kWarpOps; ++op) {
-    d.by_op[op] = now.by_op[op] - then.by_op[op];
-    d.thread_ops[op] = now.thread_ops[op] - then.thread_ops[op];
-  }
-  for (const auto& [f, n] : now.tensor_macs)
-    d.tensor_macs[f] = n - (then.tensor_macs.count(f) ? then.tensor_macs.at(f) : 0);
-  d.shared_wavefronts = now.shared_wavefronts - then.shared_wavefronts;
-  d.shared_bytes = now.shared_bytes - then.shared_bytes;
-  d.dsm_bytes = now.dsm_bytes - then.dsm_bytes;
-  d.l1_hit_sectors = now.l1_hit_sectors - then.l1_hit_sectors;
-  d.l1_miss_sectors = now.l1_miss_sectors - then.l1_miss_sectors;
-  d.store_sectors = now.store_sectors - then.store_sectors;
-  d.rf_reads = now.rf_reads - then.rf_reads;
-  d.rf_writes = now.rf_writes - then.rf_writes;
-  d.busy_cycles = now.busy_cycles - then.busy_cycles;
-  d.ctas = now.ctas - then.ctas;
-  return d;
-}
-}  // namespace
-
 void Gpu::graph_layer_done(std::size_t i) {
   GraphRun& g = *graph_;
   GraphRun::Run& run = g.runs[static_cast<std::size_t>(g.run_of_row[i])];
@@ -174,7 +149,7 @@ void Gpu::graph_layer_done(std::size_t i) {
   if (!run.mark) throw std::logic_error(fmt::format("{}: a layer finished before the one it follows", name()));
   const double layer_s = g.rows[i].end_s - run.first_end_s;
   const auto times = static_cast<std::uint64_t>(run.repeats.size());
-  const SmCounts layer = counts_since(totals(), run.at_mark);
+  const SmCounts layer = totals().since(run.at_mark);
   context().repeater().repeat(*run.mark, times);
   run.mark.reset();
   reused_.add(layer, times);

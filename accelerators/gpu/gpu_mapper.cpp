@@ -113,7 +113,7 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
           p.n = op.dim("n");
           p.k = op.dim("k");
           p.batch = op.kind == OpKind::BatchedGemm ? op.dim("batch") : 1;
-          const TensorId a = op.inputs[gemv ? 0 : 0], b = op.inputs[1];
+          const TensorId a = op.inputs[0], b = op.inputs[1];
           p.a_bytes = bpe(a);
           p.b_bytes = bpe(b);
           p.c_bytes = bpe(op.outputs[0]);

@@ -32,6 +32,29 @@ void SmCounts::add(const SmCounts& c, std::uint64_t times) {
   rf_writes += c.rf_writes * times;
 }
 
+SmCounts SmCounts::since(const SmCounts& then) const {
+  const SmCounts& now = *this;
+  SmCounts d;
+  d.warp_instructions = now.warp_instructions - then.warp_instructions;
+  for (int op = 0; op < kWarpOps; ++op) {
+    d.by_op[op] = now.by_op[op] - then.by_op[op];
+    d.thread_ops[op] = now.thread_ops[op] - then.thread_ops[op];
+  }
+  for (const auto& [f, n] : now.tensor_macs)
+    d.tensor_macs[f] = n - (then.tensor_macs.count(f) ? then.tensor_macs.at(f) : 0);
+  d.shared_wavefronts = now.shared_wavefronts - then.shared_wavefronts;
+  d.shared_bytes = now.shared_bytes - then.shared_bytes;
+  d.dsm_bytes = now.dsm_bytes - then.dsm_bytes;
+  d.l1_hit_sectors = now.l1_hit_sectors - then.l1_hit_sectors;
+  d.l1_miss_sectors = now.l1_miss_sectors - then.l1_miss_sectors;
+  d.store_sectors = now.store_sectors - then.store_sectors;
+  d.rf_reads = now.rf_reads - then.rf_reads;
+  d.rf_writes = now.rf_writes - then.rf_writes;
+  d.busy_cycles = now.busy_cycles - then.busy_cycles;
+  d.ctas = now.ctas - then.ctas;
+  return d;
+}
+
 int SmTiming::pipe_cycles(WarpOp op) const {
   const auto per = [](double lanes) { return static_cast<int>(std::ceil(32.0 / lanes - 1e-9)); };
   switch (op) {

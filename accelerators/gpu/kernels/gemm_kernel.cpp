@@ -420,17 +420,8 @@ std::vector<GpuKernel> make_gemm(const GemmProblem& p, const GemmConfig& config,
   main.min_bytes = static_cast<std::uint64_t>(operands + mn * q.c_bytes);
   main.launch.expected_dram_bytes = static_cast<std::uint64_t>(gemm_dram_bytes(p, config, target) - (config.split_k > 1 ? mn * (config.split_k * 4.0 + p.c_bytes) : 0));
   std::vector<GpuKernel> out{std::move(main)};
-  if (config.split_k > 1) {
-    // The reduction: every slice's FP32 partials in, C out, one FP32 add per partial.
-    StreamingWork r;
-    r.name = p.name + ".split_k_reduce";
-    r.elements = mn;
-    r.reads = {{workspace, static_cast<std::uint64_t>(mn * 4.0 * config.split_k)}};
-    r.writes = {{p.c, static_cast<std::uint64_t>(mn * p.c_bytes)}};
-    r.fp32_per_element = config.split_k;
-    GpuKernel reduce = make_streaming(r, target);
-    out.push_back(std::move(reduce));
-  }
+  if (config.split_k > 1)
+    out.push_back(make_split_k_reduction(p.name, mn, config.split_k, workspace, p.c, p.c_bytes, target));
   return out;
 }
 

@@ -117,15 +117,8 @@ std::vector<GpuKernel> make_gemv(const GemmProblem& p, const GpuKernelTarget& t,
   g.min_bytes = static_cast<std::uint64_t>(weights + x + static_cast<double>(p.n) * m * p.c_bytes);
   g.flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
   std::vector<GpuKernel> out{std::move(g)};
-  if (split) {
-    StreamingWork r;
-    r.name = p.name + ".split_k_reduce";
-    r.elements = static_cast<double>(p.n) * m;
-    r.reads = {{workspace, static_cast<std::uint64_t>(y)}};
-    r.writes = {{p.c, static_cast<std::uint64_t>(static_cast<double>(p.n) * m * p.c_bytes)}};
-    r.fp32_per_element = splits;
-    out.push_back(make_streaming(r, t));
-  }
+  if (split)
+    out.push_back(make_split_k_reduction(p.name, static_cast<double>(p.n) * m, splits, workspace, p.c, p.c_bytes, t));
   return out;
 }
 

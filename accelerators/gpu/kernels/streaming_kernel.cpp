@@ -95,4 +95,15 @@ GpuKernel make_streaming(const StreamingWork& w, const GpuKernelTarget& t) {
   return out;
 }
 
+GpuKernel make_split_k_reduction(const std::string& name, double elements, int splits, std::uint64_t workspace,
+                                 std::uint64_t c, double c_bytes, const GpuKernelTarget& target) {
+  StreamingWork r;
+  r.name = name + ".split_k_reduce";
+  r.elements = elements;
+  r.reads = {{workspace, static_cast<std::uint64_t>(elements * 4.0 * splits)}};
+  r.writes = {{c, static_cast<std::uint64_t>(elements * c_bytes)}};
+  r.fp32_per_element = splits;
+  return make_streaming(r, target);
+}
+
 }  // namespace strata
