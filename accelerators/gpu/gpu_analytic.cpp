@@ -201,7 +201,9 @@ KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, cons
   const std::uint64_t per_wave =
       ctas_per_wave > 0 ? ctas_per_wave : static_cast<std::uint64_t>(occ.ctas_per_sm) * static_cast<std::uint64_t>(sms);
   e.waves = (k.ctas() + per_wave - 1) / per_wave;
-  // A warp-specialized kernel's warps wait for each other: its CTA runs alone for the chain.
+  // A warp-specialized kernel's warps wait for each other: its CTA runs alone for the chain
+  // (the CTA sets of a grouped kernel differ in their operands, not their chain: the first
+  // CTA's set stands for all).
   const bool specialized = k.warp_programs.empty() && !k.cta_programs.empty();
   ChainRun cta;
   if (specialized) {

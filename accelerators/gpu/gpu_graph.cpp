@@ -36,8 +36,7 @@ void Gpu::load_graph(std::shared_ptr<const OpGraph> graph) {
                      "an operator graph's tensors live in global memory: the gpu needs a `memory` behind its L2");
   graph_ = std::make_unique<GraphRun>();
   graph_->graph = std::move(graph);
-  graph_->program =
-      lower_graph_to_gpu(*graph_->graph, kernel_target(), read_gemm_constraints(config().child("kernels")));
+  graph_->program = lower_graph_to_gpu(*graph_->graph, kernel_target(), read_kernel_choices(config().child("kernels")));
   for (const GpuLoweredOp& op : graph_->program.ops)
     for (const GpuKernel& k : op.kernels) {
       GraphRun::Row row;
@@ -230,7 +229,7 @@ void Gpu::finalize_graph() {
     // The kernel's compute peak: its tensor format's, or the FP32 pipes'.
     double peak = fp32_peak;
     const WarpProgram& p = k.launch.program_of(0, 0);
-    if (k.generator.rfind("gemm", 0) == 0 && !p.formats.empty())
+    if (k.generator.find("gemm") != std::string::npos && !p.formats.empty())
       peak = 2.0 * sms_ * timing_.tensor_macs.at(p.formats[0]) * timing_.sub_cores * hz;
     const std::string base = "launches." + k.launch.name + ".";
     scalar(base + "time", "s", "from its turn on the stream (launch overhead included) to its last CTA's end").set(t);

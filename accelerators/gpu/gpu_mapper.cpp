@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "accelerators/gpu/kernels/gemv_kernel.h"
+#include "accelerators/gpu/kernels/grouped_gemm_kernel.h"
 #include "accelerators/gpu/kernels/streaming_kernel.h"
 #include "sim/input_error.h"
 
@@ -54,14 +55,19 @@ const KindSpec& gpu_kernels_spec() {
     s.add(param::choice("gemm_main_loop", {"auto", "tma_wgmma", "cp_async_mma"},
                         "auto: the GPU's latest (tma_wgmma with wgmma and TMA, else cp_async_mma)")
               .def("auto"));
+    s.add(param::choice("spmm_partition", {"auto", "row_split", "merge"},
+                        "how an SpMM's rows are dealt to warps (sparse_kernel.h); auto: merge when the longest row "
+                        "exceeds 8x the mean")
+              .def("auto"));
     return s;
   }();
   return spec;
 }
 
-GemmConstraints read_gemm_constraints(const ValidatedNode& kernels) {
+GpuKernelChoices read_kernel_choices(const ValidatedNode& kernels) {
   const Params& p = kernels.params;
-  GemmConstraints c;
+  GpuKernelChoices choices;
+  GemmConstraints& c = choices.gemm;
   const std::string tile = p.string("gemm_tile");
   if (!tile.empty()) {
     char rest = 0;
@@ -74,10 +80,16 @@ GemmConstraints read_gemm_constraints(const ValidatedNode& kernels) {
   c.split_k = static_cast<int>(p.integer("gemm_split_k"));
   c.cluster_m = static_cast<int>(p.integer("gemm_cluster"));
   if (p.string("gemm_main_loop") != "auto") c.main_loop = p.string("gemm_main_loop");
-  return c;
+  const std::string spmm = p.string("spmm_partition");
+  choices.spmm = spmm == "row_split" ? SpmmPartition::RowSplit
+                 : spmm == "merge"   ? SpmmPartition::Merge
+                                     : SpmmPartition::Auto;
+  return choices;
 }
 
-GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& target, const GemmConstraints& gemm) {
+GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& target,
+                              const GpuKernelChoices& kernel_choices) {
+  const GemmConstraints& gemm = kernel_choices.gemm;
   GpuProgram out;
   std::vector<std::uint64_t> address(graph.tensors().size());
   std::uint64_t next = kAlign;
@@ -156,9 +168,51 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
           lowered.config = "split_kv_decode";
           break;
         }
-        case OpKind::GroupedGemm:
         case OpKind::SpMM:
-        case OpKind::SDDMM: refuse("no GPU kernel for this kind yet"); break;
+        case OpKind::SDDMM: {
+          const bool spmm = op.kind == OpKind::SpMM;
+          const Tensor& s = graph.tensor(op.inputs[0]);
+          SparseProblem p;
+          p.name = op.name;
+          p.rows = op.dim("rows");
+          p.cols = op.dim("cols");
+          p.nnz = op.dim("nnz");
+          p.n = op.dim(spmm ? "n" : "k");
+          p.structure = s.structure;
+          const double index_bytes = static_cast<double>(p.rows + 1) * 4 + static_cast<double>(p.nnz) * 4;
+          p.value_bytes =
+              p.nnz > 0 ? std::max(0.0, (static_cast<double>(s.bytes) - index_bytes) / static_cast<double>(p.nnz)) : 0;
+          p.dense_bytes = bpe(op.inputs[1]);
+          p.c_bytes = bpe(op.outputs[0]);
+          p.row_ptr = at(op.inputs[0]);
+          p.col_idx = p.row_ptr + static_cast<std::uint64_t>(p.rows + 1) * 4;
+          p.values = p.col_idx + static_cast<std::uint64_t>(p.nnz) * 4;
+          p.b = at(op.inputs[1]);
+          if (!spmm) p.v = at(op.inputs[2]);
+          p.c = at(op.outputs[0]);
+          lowered.kernels.push_back(spmm ? make_spmm(p, kernel_choices.spmm, target) : make_sddmm(p, target));
+          lowered.config = lowered.kernels.back().generator;
+          break;
+        }
+        case OpKind::GroupedGemm: {
+          GemmProblem p;
+          p.name = op.name;
+          p.n = op.dim("n");
+          p.k = op.dim("k");
+          const TensorId a = op.inputs[0], b = op.inputs[1];
+          p.a_bytes = bpe(a);
+          p.b_bytes = bpe(b);
+          p.c_bytes = bpe(op.outputs[0]);
+          p.a = at(a);
+          p.b = at(b);
+          p.c = at(op.outputs[0]);
+          p.compute = op.compute.empty() ? graph.tensor(a).format : op.compute;
+          const GemmChoice choice = choose_grouped_gemm(p, op.group_sizes, target, gemm);
+          out.candidates += choice.candidates;
+          lowered.kernels.push_back(make_grouped_gemm(p, op.group_sizes, choice.config, target));
+          lowered.config = choice.config.label();
+          break;
+        }
         case OpKind::AllToAll:
         case OpKind::AllReduce:
         case OpKind::SendRecv: refuse("collectives need several GPUs in a package, not yet supported"); break;

@@ -5,23 +5,31 @@
 //   gemm, batched_gemm        CUTLASS-style tensor-core GEMM (gemm_kernel.h), its tile chosen
 //                             by choose_gemm; m <= kGemvMaxRows (decode) goes to the GEMV
 //   gemv                      the batched GEMV (gemv_kernel.h)
+//   grouped_gemm              one grouped launch, each CTA a tile of one group's (expert's)
+//                             product (grouped_gemm_kernel.h)
 //   attention (decode)        split-KV decode over the KV cache as a stream of K and V
 //                             (Flash-Decoding's memory-bound regime): the scores' FMAs, one exp
 //                             a score, and the output
+//   spmm, sddmm               CSR kernels generated from the graph's real rows (sparse_kernel.h):
+//                             row-split or merge-path SpMM, row-split SDDMM
 //   softmax, layer_norm,      row-wise streaming kernels; add, mul, gelu, silu, relu, copy,
 //   rms_norm, top_k, ...      embedding, gather, scatter: element-wise streaming kernels
 //                             (streaming_kernel.h)
-// Operators of other kinds (prefill attention, SpMM, SDDMM, grouped GEMM, collectives) are
-// refused with an error naming the operator: their kernels are still to come (issue 22).
+// Operators of other kinds (prefill attention, collectives) are refused with an error naming
+// the operator: their kernels are still to come (issue 22).
 //
 // Tensors get global addresses in graph order, each 4 KiB aligned; split-K partial sums share
-// one workspace after them.
+// one workspace after them. A sparse operand S holds, from its address on, its row offsets
+// (int32, rows + 1), its column ids (int32, nnz) and its values (the rest of its bytes); a
+// dense operand of an SpMM is read as B[cols, n], n contiguous (the layout the kernel wants,
+// whatever the OpGraph's weight convention).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "accelerators/gpu/kernels/gemm_kernel.h"
+#include "accelerators/gpu/kernels/sparse_kernel.h"
 #include "sim/schema.h"
 #include "workloads/opgraph/op_graph.h"
 
@@ -42,11 +50,18 @@ struct GpuProgram {
   int candidates = 0;              // GEMM configurations the tile search estimated
 };
 
-// The gpu kind's `kernels` section: what the configuration fixes of the GEMM tile search.
+// What the configuration fixes of the generators' choices.
+struct GpuKernelChoices {
+  GemmConstraints gemm;
+  SpmmPartition spmm = SpmmPartition::Auto;
+};
+
+// The gpu kind's `kernels` section.
 const KindSpec& gpu_kernels_spec();
-GemmConstraints read_gemm_constraints(const ValidatedNode& kernels);
+GpuKernelChoices read_kernel_choices(const ValidatedNode& kernels);
 
 // Throws InputError (no location) naming an operator the GPU cannot run.
-GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& target, const GemmConstraints& gemm = {});
+GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& target,
+                              const GpuKernelChoices& choices = {});
 
 }  // namespace strata

@@ -120,13 +120,15 @@ TEST(GpuGemm, BadShapesAndUnsupportedOperatorsFailWithOneLine) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("workload.m"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("out")));
-  // A GNN's aggregation (SpMM) has no GPU kernel yet: the error names the operator.
-  const std::string gnn = dir.write(
-      "gnn.yaml", "name: g\nhardware: {extends: " + source_path("configs/hardware/gpu/h100-sxm.yaml") +
-                      "}\nworkload: {kind: gnn, layer_dims: [8, 4], graph: {source: rmat, scale: 6}}\n");
-  r = run_strata("run -q '" + gnn + "' -o '" + dir.file("out2") + "'");
+  // Prefill attention has no GPU kernel yet: the error names the operator.
+  const std::string prefill = dir.write(
+      "prefill.yaml", "name: g\nhardware: {extends: " + source_path("configs/hardware/gpu/h100-sxm.yaml") +
+                          "}\nworkload: {kind: transformer, phase: prefill, prompt_len: 16, model: {extends: " +
+                          source_path("configs/models/llama-2-7b.yaml") +
+                          ", layers: 1, hidden: 256, heads: 4, kv_heads: 4, ffn_hidden: 512, vocab: 512}}\n");
+  r = run_strata("run -q '" + prefill + "' -o '" + dir.file("out2") + "'");
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find("(spmm)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(attention)"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("out2")));
 }
@@ -155,6 +157,50 @@ TEST(GpuGraph, LayerReuseLandsOnTheFullRun) {
   EXPECT_EQ(all["reused_layers"].get<double>(), 0);
   for (const char* key : {"latency_s", "energy_j", "warp_instructions", "flops"})
     EXPECT_NEAR(reused[key].get<double>(), all[key].get<double>(), 0.02 * all[key].get<double>()) << key;
+}
+
+TEST(GpuGroupedGemm, ExpertsWithoutTokensCostNothing) {
+  // One Mixtral-shaped MoE block (hidden 512, expert hidden 2048, MXFP4 experts, FP8
+  // activations) over 16 tokens from a routing trace: every token to experts 0 and 1, or the
+  // tokens spread over all eight. Both grouped GEMMs do the same work (32 rows); the first
+  // reads two experts' weights, the second eight, and at 16 tokens the weights set the time.
+  TempDir dir;
+  std::string two, eight;
+  for (int t = 0; t < 16; ++t) {
+    two +=
+        "{\"layer\": 0, \"token_idx\": " + std::to_string(t) + ", \"experts\": [0, 1], \"gating_probs\": [0.5, 0.4]}\n";
+    eight += "{\"layer\": 0, \"token_idx\": " + std::to_string(t) + ", \"experts\": [" + std::to_string(t % 8) + ", " +
+             std::to_string((t + 1) % 8) + "], \"gating_probs\": [0.5, 0.4]}\n";
+  }
+  const auto run = [&](const std::string& name, const std::string& trace) {
+    const std::string e = dir.write(
+        name + ".yaml", "name: moe\nhardware: {extends: " + source_path("configs/hardware/gpu/h100-sxm.yaml") +
+                            "}\nworkload: {kind: moe_layer, tokens: 16, model: {extends: " +
+                            source_path("configs/models/mixtral-8x7b.yaml") +
+                            ", hidden: 512, expert_hidden: 2048}, quant: {weights: mxfp4, activations: fp8_e4m3, "
+                            "accumulate: fp32}, routing: {source: trace, trace: " +
+                            dir.write(name + ".jsonl", trace) + ", capacity_factor: 0}}\n");
+    const CommandResult r = run_strata("run -q '" + e + "' -o '" + dir.file(name) + "'");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return r.code == 0 ? json_file(dir.file(name + "/stats.json"))["hardware"]["launches"]["moe"]["experts"]["up"]
+                       : nlohmann::json::object();
+  };
+  const nlohmann::json a = run("two", two), b = run("eight", eight);
+  ASSERT_TRUE(a.contains("groups") && b.contains("groups"));
+  const auto v = [](const nlohmann::json& j, const char* key) { return j[key]["value"].get<double>(); };
+  EXPECT_EQ(v(a, "groups"), 2);
+  EXPECT_EQ(v(b, "groups"), 8);
+  EXPECT_DOUBLE_EQ(v(a, "flops"), 2.0 * 32 * 2048 * 512);
+  EXPECT_DOUBLE_EQ(v(b, "flops"), v(a, "flops"));
+  // Each active expert's 2048 x 512 MXFP4 weights (4.25 bits an element) come from the DRAM
+  // once, with the activations and outputs on top (at most 10% more here).
+  const double expert = 2048.0 * 512 * 4.25 / 8;
+  EXPECT_GE(v(a, "dram_bytes"), 2 * expert);
+  EXPECT_LT(v(a, "dram_bytes"), 2.2 * expert);
+  EXPECT_GE(v(b, "dram_bytes"), 8 * expert);
+  EXPECT_LT(v(b, "dram_bytes"), 8.8 * expert);
+  // Four times the weights: more time (launch overhead, 4.75 us, is common to both).
+  EXPECT_GT(v(b, "time") - 4.75e-6, 2 * (v(a, "time") - 4.75e-6));
 }
 
 }  // namespace

@@ -118,7 +118,8 @@ GnnWorkload::GnnWorkload(const ValidatedNode& cfg, SimContext& ctx) : GraphWorkl
     throw InputError(cfg.params.where("feature_density"), cfg.path + ".feature_density",
                      fmt::format("give one density per layer ({})", n_layers));
   const bool loops = model_ == "gin" || (model_ == "gcn" && cfg.params.flag("self_loops"));
-  adjacency_nnz_ = graph_.num_edges() - graph_.self_loops() + (loops ? graph_.num_nodes() : 0);
+  self_loops_ = loops;
+  adjacency_nnz_ = SparseStructure{graph_, loops}.nnz();
   const auto N = graph_.num_nodes();
   for (size_t l = 0; l < n_layers; ++l) {
     Layer layer;
@@ -170,7 +171,14 @@ OpGraph GnnWorkload::build() const {
   const bool values = model_ != "gin";
   const std::uint64_t adj_bytes = static_cast<std::uint64_t>(N + 1) * 4 + static_cast<std::uint64_t>(adjacency_nnz_) * 4 +
                                   (values ? parse_quant_spec(q.activations).storage_bytes(adjacency_nnz_, adjacency_nnz_) : 0);
-  const TensorId adj = g.add_tensor("adjacency", TensorClass::Graph, {adjacency_nnz_}, "index", adj_bytes);
+  Tensor adjacency;
+  adjacency.name = "adjacency";
+  adjacency.cls = TensorClass::Graph;
+  adjacency.shape = {adjacency_nnz_};
+  adjacency.format = "index";
+  adjacency.bytes = adj_bytes;
+  adjacency.structure = std::make_shared<const SparseStructure>(SparseStructure{graph_, self_loops_});
+  const TensorId adj = g.add_tensor(std::move(adjacency));
 
   // Dense node features [N, width], split into per-degree-bucket formats when asked.
   auto node_tensor = [&](const std::string& name, std::int64_t width) {

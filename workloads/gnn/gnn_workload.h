@@ -39,6 +39,7 @@ class GnnWorkload : public GraphWorkload {
   std::string model_;
   std::vector<Layer> layers_;
   std::int64_t adjacency_nnz_ = 0;
+  bool self_loops_ = false;  // the adjacency is A + I (gcn with self_loops, gin)
   QuantChoice quant_;
 };
 

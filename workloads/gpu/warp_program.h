@@ -183,6 +183,10 @@ struct KernelLaunch {
   // When not empty (and warp_programs is): warp w of every CTA runs cta_programs[w], as a
   // warp-specialized kernel's producer and consumer warps do.
   std::vector<std::shared_ptr<const WarpProgram>> cta_programs;
+  // When not empty (with cta_programs): CTA c runs the set cta_sets[c], its warp w
+  // cta_programs[cta_sets[c] * warps_per_cta() + w], as the CTAs of a grouped GEMM each run a
+  // tile of their own group's product (the sets differ in their operands, not their shape).
+  std::vector<std::uint32_t> cta_sets;
   int stream = 0;  // kernels of one stream run in launch order
   // Tile rasterization (CUTLASS's threadblock swizzle): CTAs in launch order walk bands of
   // `swizzle` tile rows (y), down each band's columns (x) first, so the CTAs of a wave share

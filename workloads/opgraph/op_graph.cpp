@@ -56,6 +56,25 @@ std::optional<TensorClass> find_tensor_class(std::string_view name) {
   return std::nullopt;
 }
 
+std::int64_t SparseStructure::nnz() const {
+  return graph.num_edges() - graph.self_loops() + (diagonal ? graph.num_nodes() : 0);
+}
+
+void SparseStructure::row(std::int64_t v, std::vector<std::int32_t>& out) const {
+  out.clear();
+  bool placed = !diagonal;
+  const auto self = static_cast<std::int32_t>(v);
+  for (const std::int32_t c : graph.neighbors(v)) {
+    if (c == self) continue;
+    if (!placed && c > self) {
+      out.push_back(self);
+      placed = true;
+    }
+    out.push_back(c);
+  }
+  if (!placed) out.push_back(self);
+}
+
 std::int64_t Tensor::elements() const { return product(shape); }
 
 double Tensor::bytes_per_element() const {

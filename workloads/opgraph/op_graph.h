@@ -16,11 +16,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "workloads/graph/csr_graph.h"
 #include "workloads/opgraph/op_kinds.h"
 
 namespace strata {
@@ -39,6 +41,19 @@ struct FormatPart {
   std::int64_t elements = 0;
 };
 
+// The nonzero structure of a sparse Graph-class tensor where its workload knows it (the GNN
+// generator's adjacency): the rows and column ids of `graph`, with every row's diagonal entry
+// held (`diagonal`: A + I) or left out, whatever self loops the graph itself stores. Mappers
+// that model irregular accesses (the GPU's SpMM) read it; the JSON Lines form does not carry it.
+struct SparseStructure {
+  CsrGraph graph;
+  bool diagonal = false;
+  std::int64_t rows() const { return graph.num_nodes(); }
+  std::int64_t nnz() const;
+  // Row v's column ids, ascending, into `out` (cleared first).
+  void row(std::int64_t v, std::vector<std::int32_t>& out) const;
+};
+
 struct Tensor {
   TensorId id = -1;
   std::string name;
@@ -49,6 +64,7 @@ struct Tensor {
   std::string format;
   std::vector<FormatPart> parts;
   std::uint64_t bytes = 0;
+  std::shared_ptr<const SparseStructure> structure;  // Graph tensors only; may be null
 
   std::int64_t elements() const;
   double bytes_per_element() const;
