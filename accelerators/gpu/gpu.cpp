@@ -262,6 +262,7 @@ KindSpec Gpu::spec() {
                   "touch global memory",
                   "component", kMemoryTargetRole, false, nullptr});
   s.provides(kGpuRole);
+  s.provides(kPackageDeviceRole);
   return s;
 }
 

@@ -27,6 +27,7 @@
 #include "accelerators/gpu/kernels/kernel_target.h"
 #include "accelerators/gpu/occupancy.h"
 #include "accelerators/gpu/sm_core.h"
+#include "accelerators/package/package_device.h"
 #include "sim/analytic.h"
 #include "sim/component.h"
 #include "sim/payload_pool.h"
@@ -52,7 +53,7 @@ struct KernelRun {
   std::uint64_t cycles() const { return end_cycle - start_cycle; }
 };
 
-class Gpu : public Component, public tlm::tlm_mm_interface, public GraphTarget, public AnalyticModel {
+class Gpu : public Component, public tlm::tlm_mm_interface, public PackageDevice, public AnalyticModel {
  public:
   static KindSpec spec();
   Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
@@ -88,6 +89,20 @@ class Gpu : public Component, public tlm::tlm_mm_interface, public GraphTarget, 
   double evaluate_analytic() override;  // an operator graph's kernels, in closed form
   // What the kernel generators read of this GPU.
   GpuKernelTarget kernel_target() const;
+
+  // PackageDevice: a GPU in a `package` runs its part of the placed graph; at a collective its
+  // stream drains (every kernel before it ends), the package times the collective over its
+  // links, and the next kernel launches when it ends. summary.json is then the package's; layer
+  // reuse is off (the devices' layers are timed together).
+  void join_package(CollectiveHost& host, int device) override;
+  void complete_collective(OpId op) override;
+  std::optional<Reached> analytic_advance() override;
+  void analytic_complete(OpId op, double end) override;
+  double analytic_finish() override;
+  double finished_at() const override;
+  double mapping_candidates() const override;
+  double device_peak_flops() const override;  // the tensor cores' dense FP16 peak
+  double device_peak_bandwidth() const override;
 
  private:
   struct Pending {
@@ -183,7 +198,8 @@ class Gpu : public Component, public tlm::tlm_mm_interface, public GraphTarget, 
     std::shared_ptr<const OpGraph> graph;
     GpuProgram program;
     struct Row {
-      const GpuKernel* kernel = nullptr;
+      const GpuKernel* kernel = nullptr;  // null: a collective the package times
+      OpId collective = -1;
       std::int32_t layer = -1;  // its operator's
       KernelRun run;
       double start_s = 0, end_s = 0;  // reported time (sim.reuse): its turn, its end
@@ -193,6 +209,12 @@ class Gpu : public Component, public tlm::tlm_mm_interface, public GraphTarget, 
     };
     std::vector<Row> rows;
     std::size_t done = 0;
+    // In a package: kernels launched and ended so far, the collective the stream waits at, and
+    // (analytic) the next row to evaluate.
+    std::size_t launched = 0, ended = 0;
+    OpId waiting = -1;
+    sc_core::sc_event kernel_ended, collective_ended;
+    std::size_t analytic_next = 0;
     // The L2's counters when the previous kernel ended (kernels of one stream run one at a time).
     std::uint64_t hits = 0, misses = 0, dram = 0;
     // sim.reuse: layers. A run of identical consecutive layers simulates its first two and
@@ -214,7 +236,10 @@ class Gpu : public Component, public tlm::tlm_mm_interface, public GraphTarget, 
   SmCounts reused_;  // sim.reuse: the counts of the layers counted again
   std::unique_ptr<GraphRun> graph_;
   void graph_kernel_done(std::size_t row, const KernelRun& r);
+  void launch_graph();  // SC_THREAD body: the rows in order, waiting at collectives
   void finalize_graph();
+  CollectiveHost* host_ = nullptr;  // the package this GPU is in, if any
+  int device_ = 0;
 
   Counter& kernels_;
   Counter& ctas_;

@@ -36,32 +36,124 @@ void Gpu::load_graph(std::shared_ptr<const OpGraph> graph) {
                      "an operator graph's tensors live in global memory: the gpu needs a `memory` behind its L2");
   graph_ = std::make_unique<GraphRun>();
   graph_->graph = std::move(graph);
-  graph_->program = lower_graph_to_gpu(*graph_->graph, kernel_target(), read_kernel_choices(config().child("kernels")));
-  for (const GpuLoweredOp& op : graph_->program.ops)
-    for (const GpuKernel& k : op.kernels) {
-      GraphRun::Row row;
-      row.kernel = &k;
-      row.layer = graph_->graph->op(op.op).layer;
+  GpuKernelChoices choices = read_kernel_choices(config().child("kernels"));
+  choices.external_collectives = host_ != nullptr;
+  graph_->program = lower_graph_to_gpu(*graph_->graph, kernel_target(), choices);
+  for (const GpuLoweredOp& op : graph_->program.ops) {
+    GraphRun::Row row;
+    row.layer = graph_->graph->op(op.op).layer;
+    if (op.external) {
+      row.collective = op.op;
       graph_->rows.push_back(row);
     }
+    for (const GpuKernel& k : op.kernels) {
+      row.kernel = &k;
+      graph_->rows.push_back(row);
+    }
+  }
   plan_graph_reuse();
   SimContext& ctx = context();
-  ctx.report("simulated_layers", stat_name("reuse.simulated_layers"));
-  ctx.report("reused_layers", stat_name("reuse.reused_layers"));
-  ctx.report("latency_s", stat_name("latency"));
-  ctx.report("flops", stat_name("flops"));
-  ctx.report("achieved_tflops", stat_name("achieved_tflops"));
-  ctx.report("achieved_bandwidth_gbps", stat_name("achieved_bandwidth_gbps"));
-  ctx.report("mapper_candidates", stat_name("mapper.candidates"));
+  if (!host_) {  // in a package, summary.json is the package's
+    ctx.report("simulated_layers", stat_name("reuse.simulated_layers"));
+    ctx.report("reused_layers", stat_name("reuse.reused_layers"));
+    ctx.report("latency_s", stat_name("latency"));
+    ctx.report("flops", stat_name("flops"));
+    ctx.report("achieved_tflops", stat_name("achieved_tflops"));
+    ctx.report("achieved_bandwidth_gbps", stat_name("achieved_bandwidth_gbps"));
+    ctx.report("mapper_candidates", stat_name("mapper.candidates"));
+  }
   if (ctx.analytic()) return;
-  sc_core::sc_spawn(
-      [this] {
-        for (std::size_t i = 0; i < graph_->rows.size(); ++i)
-          if (!graph_->rows[i].reused)
-            launch(graph_->rows[i].kernel->launch, [this, i](const KernelRun& r) { graph_kernel_done(i, r); });
-      },
-      "graph_launcher");
+  sc_core::sc_spawn([this] { launch_graph(); }, "graph_launcher");
 }
+
+void Gpu::launch_graph() {
+  GraphRun& g = *graph_;
+  for (std::size_t i = 0; i < g.rows.size(); ++i) {
+    GraphRun::Row& row = g.rows[i];
+    if (row.reused) continue;
+    if (row.kernel) {
+      ++g.launched;
+      launch(row.kernel->launch, [this, i](const KernelRun& r) { graph_kernel_done(i, r); });
+      continue;
+    }
+    // A collective: the stream drains, then waits for the package.
+    while (g.ended < g.launched) sc_core::wait(g.kernel_ended);
+    row.start_s = context().reported_time()(sc_core::sc_time_stamp().to_seconds());
+    g.waiting = row.collective;
+    host_->reached(device_, row.collective);
+    while (g.waiting >= 0) sc_core::wait(g.collective_ended);
+    row.end_s = context().reported_time()(sc_core::sc_time_stamp().to_seconds());
+    row.done = true;
+    ++g.done;
+  }
+}
+
+void Gpu::join_package(CollectiveHost& host, int device) {
+  host_ = &host;
+  device_ = device;
+}
+
+void Gpu::complete_collective(OpId op) {
+  if (!graph_ || graph_->waiting != op)
+    throw std::logic_error(fmt::format("{}: collective {} ended while the stream waits at another", name(), op));
+  graph_->waiting = -1;
+  graph_->collective_ended.notify();
+}
+
+std::optional<PackageDevice::Reached> Gpu::analytic_advance() {
+  if (!graph_) return std::nullopt;
+  GraphRun& g = *graph_;
+  for (; g.analytic_next < g.rows.size(); ++g.analytic_next) {
+    GraphRun::Row& row = g.rows[g.analytic_next];
+    if (!row.kernel) {
+      row.start_s = clock().time_of(analytic_cycle_).to_seconds();
+      return Reached{row.collective, row.start_s};
+    }
+    row.run = evaluate(row.kernel->launch);
+    row.dram_bytes = row.run.dram_bytes;
+    row.start_s = clock().time_of(row.run.launch_cycle).to_seconds();
+    row.end_s = clock().time_of(row.run.end_cycle).to_seconds();
+    row.done = true;
+    ++g.done;
+  }
+  return std::nullopt;
+}
+
+void Gpu::analytic_complete(OpId op, double end) {
+  GraphRun& g = *graph_;
+  GraphRun::Row& row = g.rows.at(g.analytic_next);
+  if (row.kernel || row.collective != op)
+    throw std::logic_error(fmt::format("{}: collective {} completed out of order", name(), op));
+  row.end_s = end;
+  row.done = true;
+  ++g.done;
+  ++g.analytic_next;
+  analytic_cycle_ = std::max(
+      analytic_cycle_, static_cast<std::uint64_t>(std::ceil(end * static_cast<double>(clock().frequency_hz()) - 1e-6)));
+}
+
+double Gpu::analytic_finish() {
+  if (analytic_advance()) throw std::logic_error(fmt::format("{}: a collective outside a package", name()));
+  return clock().time_of(analytic_cycle_).to_seconds();
+}
+
+double Gpu::finished_at() const {
+  double last = 0;
+  if (graph_)
+    for (const GraphRun::Row& row : graph_->rows) last = std::max(last, row.end_s);
+  return last;
+}
+
+double Gpu::mapping_candidates() const { return graph_ ? graph_->program.candidates : 0; }
+
+double Gpu::device_peak_flops() const {
+  const double hz = static_cast<double>(clock().frequency_hz());
+  const auto fp16 = timing_.tensor_macs.find("fp16");
+  if (fp16 != timing_.tensor_macs.end() && fp16->second > 0) return 2.0 * sms_ * fp16->second * timing_.sub_cores * hz;
+  return 2.0 * sms_ * timing_.sub_cores * timing_.fp32_lanes * hz;
+}
+
+double Gpu::device_peak_bandwidth() const { return dram_ ? dram_->peak_bandwidth() : 0; }
 
 // Two layers are identical when their launches agree in everything the GPU runs: the operator
 // kinds and shapes, the kernel generator and its choices, the grid, the CTA and its resources.
@@ -84,6 +176,10 @@ void Gpu::plan_graph_reuse() {
     Layer l;
     l.first = i;
     for (; i < g.rows.size() && g.rows[i].layer == g.rows[l.first].layer; ++i) {
+      if (!g.rows[i].kernel) {
+        l.signature += "collective;";
+        continue;
+      }
       const KernelLaunch& k = g.rows[i].kernel->launch;
       l.signature += fmt::format("{}|{}x{}x{}|{}|{}|{}|{}|{}|{}", g.rows[i].kernel->generator, k.grid[0], k.grid[1],
                                  k.grid[2], k.threads_per_cta(), k.registers_per_thread, k.shared_bytes, k.cluster,
@@ -96,7 +192,7 @@ void Gpu::plan_graph_reuse() {
   }
   g.layers = layers.size();
   std::size_t reused = 0;
-  if (context().reuse_layers() && !context().analytic())
+  if (context().reuse_layers() && !context().analytic() && !host_)
     for (std::size_t a = 0; a < layers.size();) {
       std::size_t b = a + 1;
       while (b < layers.size() && layers[b].signature == layers[a].signature &&
@@ -173,6 +269,8 @@ void Gpu::graph_layer_done(std::size_t i) {
 
 void Gpu::graph_kernel_done(std::size_t i, const KernelRun& r) {
   GraphRun& g = *graph_;
+  ++g.ended;
+  g.kernel_ended.notify();
   GraphRun::Row& row = g.rows[i];
   row.run = r;
   row.done = true;
@@ -201,15 +299,7 @@ double Gpu::evaluate_analytic() {
     throw InputError(SourceLoc{}, "sim.fidelity",
                      "component kind 'gpu' has no analytic model for this workload (operator graphs and "
                      "microbenchmarks have one); use sim.fidelity: cycle");
-  for (GraphRun::Row& row : graph_->rows) {
-    row.run = evaluate(row.kernel->launch);
-    row.dram_bytes = row.run.dram_bytes;
-    row.start_s = clock().time_of(row.run.launch_cycle).to_seconds();
-    row.end_s = clock().time_of(row.run.end_cycle).to_seconds();
-    row.done = true;
-    ++graph_->done;
-  }
-  return clock().time_of(analytic_cycle_).to_seconds();
+  return analytic_finish();
 }
 
 void Gpu::finalize_graph() {
@@ -220,6 +310,8 @@ void Gpu::finalize_graph() {
   double flops = 0, dram_bytes = 0, last = 0;
   for (const GraphRun::Row& row : graph_->rows) {
     if (!row.done) continue;
+    last = std::max(last, row.end_s);
+    if (!row.kernel) continue;  // a collective: the package reports it
     const GpuKernel& k = *row.kernel;
     const KernelRun& r = row.run;
     last = std::max(last, row.end_s);

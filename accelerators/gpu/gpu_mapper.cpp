@@ -215,7 +215,11 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
         }
         case OpKind::AllToAll:
         case OpKind::AllReduce:
-        case OpKind::SendRecv: refuse("collectives need several GPUs in a package, not yet supported"); break;
+        case OpKind::SendRecv:
+          if (!kernel_choices.external_collectives) refuse("a collective needs several GPUs: put the gpu in a package");
+          lowered.external = true;
+          lowered.config = "collective";
+          break;
         default: {
           StreamingWork w;
           w.name = op.name;

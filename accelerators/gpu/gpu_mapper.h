@@ -15,8 +15,10 @@
 //   softmax, layer_norm,      row-wise streaming kernels; add, mul, gelu, silu, relu, copy,
 //   rms_norm, top_k, ...      embedding, gather, scatter: element-wise streaming kernels
 //                             (streaming_kernel.h)
-// Operators of other kinds (prefill attention, collectives) are refused with an error naming
-// the operator: their kernels are still to come (issue 22).
+//   all_reduce, all_to_all,   in a package (package.h), ops the package times over its links
+//   send_recv                 while the GPU's stream waits; refused on a GPU alone
+// Prefill attention is refused with an error naming the operator: its kernel is still to come
+// (issue 22).
 //
 // Tensors get global addresses in graph order, each 4 KiB aligned; split-K partial sums share
 // one workspace after them. A sparse operand S holds, from its address on, its row offsets
@@ -40,6 +42,9 @@ struct GpuLoweredOp {
   std::string name;
   std::vector<GpuKernel> kernels;
   std::string config;  // the tile choice, for GEMMs
+  // A collective (all-reduce, all-to-all, send/recv) the package the GPU sits in times over its
+  // links: no kernels; the stream waits for it.
+  bool external = false;
   double flops = 0;
   std::uint64_t min_bytes = 0;
 };
@@ -54,6 +59,7 @@ struct GpuProgram {
 struct GpuKernelChoices {
   GemmConstraints gemm;
   SpmmPartition spmm = SpmmPartition::Auto;
+  bool external_collectives = false;  // in a package: collectives become external ops
 };
 
 // The gpu kind's `kernels` section.

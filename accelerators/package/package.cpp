@@ -43,8 +43,8 @@ KindSpec Package::spec() {
   s.add(param::choice("collective", {"auto", "ring", "tree"},
                       "all-reduce algorithm: ring, tree, or auto (the faster on idle links, per all-reduce)")
             .def("auto"));
-  s.slot(
-      SlotSpec{"device", "every device (a package_device kind: npu)", "component", kPackageDeviceRole, true, nullptr});
+  s.slot(SlotSpec{"device", "every device (a package_device kind: npu, gpu)", "component", kPackageDeviceRole, true,
+                  nullptr});
   s.slot(SlotSpec{"link", "every link, per direction (a chip_link role kind; default chip_link)", "component",
                   kChipLinkRole, false, nullptr, "chip_link"});
   s.slot(SlotSpec{"placement", "how the graph is split over the devices (keys of placement)", "section", "", false,
