@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "accelerators/gpu/kernels/attention_kernel.h"
 #include "accelerators/gpu/kernels/gemv_kernel.h"
 #include "accelerators/gpu/kernels/grouped_gemm_kernel.h"
 #include "accelerators/gpu/kernels/streaming_kernel.h"
@@ -152,7 +153,29 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
           break;
         }
         case OpKind::Attention: {
-          if (op.dim("q_len") != 1) refuse("prefill attention (q_len > 1) has no GPU kernel yet");
+          if (op.dim("q_len") > 1) {
+            AttentionProblem a;
+            a.name = op.name;
+            a.batch = op.dim("batch");
+            a.heads = op.dim("heads");
+            a.kv_heads = op.dim("kv_heads");
+            a.q_len = op.dim("q_len");
+            a.kv_len = op.dim("kv_len");
+            a.head_dim = op.dim("head_dim");
+            a.v_dim = op.dims.count("v_head_dim") && op.dim("v_head_dim") > 0 ? op.dim("v_head_dim") : a.head_dim;
+            a.causal = op.dims.count("causal") && op.dim("causal") != 0;
+            a.compute = op.compute.empty() ? graph.tensor(op.inputs[0]).format : op.compute;
+            a.q_bytes = bpe(op.inputs[0]);
+            a.kv_bytes = bpe(op.inputs[1]);
+            a.o_bytes = bpe(op.outputs[0]);
+            a.q = at(op.inputs[0]);
+            a.k = at(op.inputs[1]);
+            a.v = at(op.inputs[2]);
+            a.o = at(op.outputs[0]);
+            lowered.kernels.push_back(make_flash_attention(a, target));
+            lowered.config = "flash2";
+            break;
+          }
           StreamingWork w;
           w.name = op.name;
           const double scores = static_cast<double>(op.dim("batch") * op.dim("heads") * op.dim("kv_len"));

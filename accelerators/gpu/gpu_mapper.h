@@ -7,6 +7,7 @@
 //   gemv                      the batched GEMV (gemv_kernel.h)
 //   grouped_gemm              one grouped launch, each CTA a tile of one group's (expert's)
 //                             product (grouped_gemm_kernel.h)
+//   attention (prefill)       FlashAttention-2 (attention_kernel.h)
 //   attention (decode)        split-KV decode over the KV cache as a stream of K and V
 //                             (Flash-Decoding's memory-bound regime): the scores' FMAs, one exp
 //                             a score, and the output

@@ -1,0 +1,42 @@
+// Prefill attention as FlashAttention-2 runs it (Dao, 2023; the flash-attn forward kernel for
+// Ampere and later): O = softmax(Q·Kᵀ·scale)·V without writing the scores to global memory.
+//
+// A CTA of 4 warps takes a tile of Br = 128 queries of one head (32 rows a warp) and walks the
+// key/value tiles of Bc keys (128 for head_dim <= 64, else 64): cp.async brings the next K and V
+// tiles into a second shared-memory buffer while the warps compute this one; each warp loads
+// its K fragments (ldmatrix), runs S = Q·Kᵀ on m16n8k mma.sync, the online softmax on its rows
+// (running max with two quad shuffles a row, exp2 on the special-function units, running sum,
+// rescaling of the O accumulators), converts P to the tensor format and runs O += P·V with V's
+// fragments; at the end it divides by the row sums and stores its rows of O. A causal mask
+// skips the key tiles past the diagonal, so CTAs of later query tiles walk more tiles (their
+// programs differ by trip count: KernelLaunch::cta_sets). Grouped-query heads read their KV
+// head's K and V. K and V in a narrower format than the tensor cores' are converted after the
+// fragment loads (about one integer and one FP32 instruction per two elements [assumption]).
+//
+// Layout (the kernel's): Q and O [batch, heads, q_len, head_dim], K and V [batch, kv_heads,
+// kv_len, head_dim], each row contiguous. Not modelled: FlashAttention-3's Hopper variant (TMA,
+// warp-group MMA, ping-pong of softmax and MMA between warp groups): on every GPU this runs the
+// mma.sync kernel FlashAttention-2 runs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "accelerators/gpu/kernels/kernel_target.h"
+
+namespace strata {
+
+struct AttentionProblem {
+  std::string name;
+  std::int64_t batch = 1, heads = 1, kv_heads = 1, q_len = 1, kv_len = 1, head_dim = 64, v_dim = 64;
+  bool causal = false;  // query i of the last q_len of kv_len sees keys up to kv_len - q_len + i
+  std::string compute = "fp16";
+  double q_bytes = 2, kv_bytes = 2, o_bytes = 2;  // storage bytes per element
+  std::uint64_t q = 0, k = 0, v = 0, o = 0;
+};
+
+// Throws std::invalid_argument for heads that are not a multiple of kv_heads or head sizes that
+// are not multiples of 16.
+GpuKernel make_flash_attention(const AttentionProblem& p, const GpuKernelTarget& target);
+
+}  // namespace strata
