@@ -18,8 +18,6 @@
 //                             (streaming_kernel.h)
 //   all_reduce, all_to_all,   in a package (package.h), ops the package times over its links
 //   send_recv                 while the GPU's stream waits; refused on a GPU alone
-// Prefill attention is refused with an error naming the operator: its kernel is still to come
-// (issue 22).
 //
 // Tensors get global addresses in graph order, each 4 KiB aligned; split-K partial sums share
 // one workspace after them. A sparse operand S holds, from its address on, its row offsets
