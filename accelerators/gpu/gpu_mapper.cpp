@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -38,6 +39,50 @@ StreamShape stream_shape(OpKind k) {
   }
 }
 
+// Element-wise and normalisation kinds that fuse with their neighbours (fused kernels).
+bool fusible(OpKind k) {
+  switch (k) {
+    case OpKind::Add:
+    case OpKind::Mul:
+    case OpKind::Gelu:
+    case OpKind::Silu:
+    case OpKind::Relu:
+    case OpKind::RmsNorm:
+    case OpKind::LayerNorm:
+    case OpKind::Softmax: return true;
+    default: return false;
+  }
+}
+
+// The streaming kernel the mapper emitted last, while later operators may still fuse into it.
+struct FusionCandidate {
+  std::size_t op = 0;  // index in GpuProgram::ops
+  StreamingWork work;
+  std::vector<std::uint64_t> outputs;  // where its results start
+  int fused = 1;
+};
+
+// `next` reading `first`'s result `at` merged into one kernel: the result stays in registers
+// unless `keep` (another operator reads it too: written as well, as vLLM's fused_add_rms_norm
+// writes the residual). Nothing when their row shapes differ.
+std::optional<StreamingWork> fuse(const StreamingWork& first, const StreamingWork& next, std::uint64_t at, bool keep) {
+  if (first.row > 0 && next.row > 0 && first.row != next.row) return std::nullopt;
+  StreamingWork w = first;
+  w.elements = std::max(first.elements, next.elements);
+  for (const StreamOperand& o : next.reads)
+    if (o.base != at) w.reads.push_back(o);
+  if (!keep)
+    w.writes.erase(std::remove_if(w.writes.begin(), w.writes.end(), [at](const StreamOperand& o) { return o.base == at; }),
+                   w.writes.end());
+  w.writes.insert(w.writes.end(), next.writes.begin(), next.writes.end());
+  w.fp32_per_element = first.fp32_per_element + next.fp32_per_element;
+  w.sfu_per_element = first.sfu_per_element + next.sfu_per_element;
+  w.flops = first.flops + next.flops;
+  w.row = std::max(first.row, next.row);
+  w.passes = std::max(first.passes, next.passes);
+  return w;
+}
+
 }  // namespace
 
 const KindSpec& gpu_kernels_spec() {
@@ -60,6 +105,9 @@ const KindSpec& gpu_kernels_spec() {
                         "how an SpMM's rows are dealt to warps (sparse_kernel.h); auto: merge when the longest row "
                         "exceeds 8x the mean")
               .def("auto"));
+    s.add(param::boolean("fuse", "fuse adjacent element-wise and normalisation operators into one kernel, as "
+                                 "vLLM's fused_add_rms_norm and silu_and_mul do")
+              .def("true"));
     return s;
   }();
   return spec;
@@ -85,6 +133,7 @@ GpuKernelChoices read_kernel_choices(const ValidatedNode& kernels) {
   choices.spmm = spmm == "row_split" ? SpmmPartition::RowSplit
                  : spmm == "merge"   ? SpmmPartition::Merge
                                      : SpmmPartition::Auto;
+  choices.fuse = p.flag("fuse");
   return choices;
 }
 
@@ -103,6 +152,10 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
   const auto bpe = [&](TensorId id) { return graph.tensor(id).bytes_per_element(); };
   const auto at = [&](TensorId id) { return address[static_cast<std::size_t>(id)]; };
   std::map<std::string, GemmChoice> choices;  // by shape: a model's layers repeat theirs
+  std::vector<int> readers(graph.tensors().size(), 0);
+  for (const Operator& op : graph.ops())
+    for (const TensorId t : op.inputs) ++readers[static_cast<std::size_t>(t)];
+  std::optional<FusionCandidate> open;  // the streaming kernel later operators may fuse into
 
   for (const OpId id : graph.topological_order()) {
     const Operator& op = graph.op(id);
@@ -264,7 +317,36 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
           w.sfu_per_element = shape.sfu;
           w.row = row;
           w.passes = std::max(1, shape.passes);
+          // Fused into the kernel just emitted when this reads its result.
+          if (open && kernel_choices.fuse && fusible(op.kind) && open->op + 1 == out.ops.size()) {
+            for (const TensorId t : op.inputs) {
+              const auto it = std::find(open->outputs.begin(), open->outputs.end(), at(t));
+              if (it == open->outputs.end()) continue;
+              auto merged = fuse(open->work, w, at(t), readers[static_cast<std::size_t>(t)] > 1);
+              if (!merged) break;
+              // The kernel moves to this operator (and its layer: a residual add fused with the
+              // next layer's norm runs at that layer's start, as in vLLM).
+              GpuLoweredOp& before = out.ops[open->op];
+              before.kernels.clear();
+              before.min_bytes = 0;
+              before.config = "fused into " + op.name;
+              open->work = *merged;
+              open->work.name = op.name;
+              open->op = out.ops.size();
+              ++open->fused;
+              for (const TensorId o : op.outputs) open->outputs.push_back(at(o));
+              lowered.kernels = {make_streaming(open->work, target)};
+              lowered.kernels.back().choices["fused_ops"] = open->fused;
+              lowered.config = fmt::format("fused {} operators", open->fused);
+              break;
+            }
+            if (!lowered.kernels.empty()) break;
+          }
           lowered.kernels.push_back(make_streaming(w, target));
+          if (fusible(op.kind)) {
+            open = FusionCandidate{out.ops.size(), w, {}, 1};
+            for (const TensorId o : op.outputs) open->outputs.push_back(at(o));
+          }
           break;
         }
       }
@@ -272,6 +354,7 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
       refuse(e.what());
     }
     for (const GpuKernel& k : lowered.kernels) lowered.min_bytes += k.min_bytes;
+    if (!(fusible(op.kind) && open && open->op == out.ops.size())) open.reset();
     out.ops.push_back(std::move(lowered));
   }
   out.memory_bytes = workspace + workspace_bytes;

@@ -58,6 +58,7 @@ struct GpuProgram {
 struct GpuKernelChoices {
   GemmConstraints gemm;
   SpmmPartition spmm = SpmmPartition::Auto;
+  bool fuse = true;                   // adjacent element-wise and norm operators share a kernel
   bool external_collectives = false;  // in a package: collectives become external ops
 };
 

@@ -123,16 +123,18 @@ TEST(GpuGemm, BadShapesFailWithOneLine) {
 }
 
 TEST(GpuGraph, LayerReuseLandsOnTheFullRun) {
-  // A small Llama-shaped decode step: with sim.reuse the third and fourth layers are the second
-  // counted again; latency, instructions and energy stay within 2% of simulating every layer
-  // (they differ only in where each layer's weights sit in memory).
+  // A small Llama-shaped decode step of 5 layers. Fused kernels cross the layers' edges (a
+  // layer's first norm takes the residual add before it), so the first layer, whose norm has no
+  // add before it, differs from the rest: with sim.reuse the fourth and fifth layers are the
+  // third counted again; latency, instructions and energy stay within 2% of simulating every
+  // layer (they differ only in where each layer's weights sit in memory).
   TempDir dir;
   const std::string e = dir.write(
       "e.yaml", "name: decode\nhardware: {extends: " + source_path("configs/hardware/gpu/h100-sxm.yaml") +
                     "}\nworkload: {kind: transformer, phase: decode, batch: 1, prompt_len: 128, gen_tokens: 1, "
                     "model: {extends: " +
                     source_path("configs/models/llama-2-7b.yaml") +
-                    ", layers: 4, hidden: 512, heads: 8, kv_heads: 8, ffn_hidden: 1376, vocab: 1024}, "
+                    ", layers: 5, hidden: 512, heads: 8, kv_heads: 8, ffn_hidden: 1376, vocab: 1024}, "
                     "quant: {weights: fp16, activations: fp16, kv_cache: fp16, accumulate: fp32}}\n");
   const auto run = [&](const std::string& reuse) {
     const CommandResult r = run_strata("run -q '" + e + "' --set sim.reuse=" + reuse + " -o '" + dir.file(reuse) + "'");
@@ -141,7 +143,7 @@ TEST(GpuGraph, LayerReuseLandsOnTheFullRun) {
   };
   const nlohmann::json all = run("none"), reused = run("layers");
   ASSERT_TRUE(all.contains("latency_s") && reused.contains("latency_s"));
-  EXPECT_EQ(reused["simulated_layers"].get<double>(), 2);
+  EXPECT_EQ(reused["simulated_layers"].get<double>(), 3);
   EXPECT_EQ(reused["reused_layers"].get<double>(), 2);
   EXPECT_EQ(all["reused_layers"].get<double>(), 0);
   for (const char* key : {"latency_s", "energy_j", "warp_instructions", "flops"})
@@ -196,8 +198,8 @@ TEST(GpuGraph, DecodeStepMovesTheSameBytesAndFlopsOnTheGpuTheNpuAndAnalytically)
   // A small Llama-shaped decode step (2 layers, hidden 512, 128-token context, FP16) on the H100
   // and on the TPUv4i-style NPU, each at cycle level and analytically. The FLOPs are the graph's
   // on every run; the DRAM moves the weights and KV cache once (the workload's 14.34 MB) within
-  // 3% on each (measured: 14.27, 14.34, 14.38 and 14.39 MB). The achieved bandwidths differ
-  // with the designs' overheads: the GPU's 35 kernel launches (4.75 us each) against the NPU's
+  // 3% on each (measured: 14.27, 14.32, 14.39 and 14.39 MB). The achieved bandwidths differ
+  // with the designs' overheads: the GPU's 29 kernel launches (4.75 us each) against the NPU's
   // operators back to back (docs/gpu.md, Validation).
   TempDir dir;
   const std::string workload =
@@ -223,6 +225,36 @@ TEST(GpuGraph, DecodeStepMovesTheSameBytesAndFlopsOnTheGpuTheNpuAndAnalytically)
       const double moved = s["dram_bandwidth_gbps"].get<double>() * 1e9 * s["simulated_time_s"].get<double>();
       EXPECT_NEAR(moved, bytes, 0.03 * bytes) << design << " " << fidelity;
     }
+}
+
+TEST(GpuGraph, AdjacentElementwiseAndNormKernelsFuse) {
+  // A 2-layer Llama-shaped decode step: the residual add and the next RMSNorm share a kernel
+  // (vLLM's fused_add_rms_norm, which also writes the residual), as do SiLU and the gate's
+  // multiply (silu_and_mul): 6 of 35 kernels go, with their launches; the FLOPs stay.
+  TempDir dir;
+  const std::string e = dir.write(
+      "e.yaml", "name: decode\nhardware: {extends: " + source_path("configs/hardware/gpu/h100-sxm.yaml") +
+                    "}\nworkload: {kind: transformer, phase: decode, batch: 1, prompt_len: 128, gen_tokens: 1, "
+                    "model: {extends: " +
+                    source_path("configs/models/llama-2-7b.yaml") +
+                    ", layers: 2, hidden: 512, heads: 8, kv_heads: 8, ffn_hidden: 1376, vocab: 1024}, "
+                    "quant: {weights: fp16, activations: fp16, kv_cache: fp16, accumulate: fp32}}\n");
+  const auto run = [&](const std::string& fuse) {
+    const CommandResult r = run_strata("run -q '" + e + "' --set hardware.kernels.fuse=" + fuse + " -o '" + dir.file(fuse) + "'");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return r.code == 0 ? json_file(dir.file(fuse + "/stats.json"))["hardware"] : nlohmann::json::object();
+  };
+  const nlohmann::json fused = run("true"), separate = run("false");
+  ASSERT_TRUE(fused.contains("kernels") && separate.contains("kernels"));
+  const auto v = [](const nlohmann::json& j, const char* key) { return j[key]["value"].get<double>(); };
+  EXPECT_EQ(v(separate, "kernels"), 35);
+  EXPECT_EQ(v(fused, "kernels"), 29);
+  EXPECT_DOUBLE_EQ(v(fused, "flops"), v(separate, "flops"));
+  EXPECT_EQ(fused["launches"]["s0"]["l0"]["ffn"]["mul"]["fused_ops"]["value"].get<double>(), 2);
+  EXPECT_FALSE(fused["launches"]["s0"]["l0"]["ffn"].contains("silu"));
+  // Six launches fewer (4.75 us each), and no more DRAM traffic.
+  EXPECT_LT(v(fused, "latency"), v(separate, "latency") - 5 * 4.75e-6);
+  EXPECT_LE(v(fused, "dram_bytes"), v(separate, "dram_bytes"));
 }
 
 }  // namespace
