@@ -223,7 +223,7 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
             a.o_bytes = bpe(op.outputs[0]);
             a.q = at(op.inputs[0]);
             a.k = at(op.inputs[1]);
-            a.v = at(op.inputs[2]);
+            a.v = op.inputs.size() > 2 ? at(op.inputs[2]) : a.k;  // MLA: the latent serves as the values
             a.o = at(op.outputs[0]);
             lowered.kernels.push_back(make_flash_attention(a, target));
             lowered.config = "flash2";

@@ -38,15 +38,21 @@ class FlashAttentionWriter {
     tensor_bytes_ = fa_tensor_bytes(tensor_);
     k_inst_ = static_cast<int>(32 / tensor_bytes_);
     if (p.head_dim % k_inst_ != 0 || p.v_dim % 8 != 0)
-      throw std::invalid_argument(fmt::format("{}: head sizes {} and {} must be multiples of {} and 8", p.name,
-                                              p.head_dim, p.v_dim, k_inst_));
-    bc_ = p.head_dim <= 64 ? 128 : 64;
+      throw std::invalid_argument(
+          fmt::format("{}: head sizes {} and {} must be multiples of {} and 8", p.name, p.head_dim, p.v_dim, k_inst_));
     convert_ = std::abs(p.kv_bytes - tensor_bytes_) > 0.01;
     const auto d = static_cast<std::uint64_t>(p.head_dim), v = static_cast<std::uint64_t>(p.v_dim);
     q_row_ = static_cast<std::uint64_t>(std::ceil(static_cast<double>(d) * p.q_bytes));
     k_row_ = static_cast<std::uint64_t>(std::ceil(static_cast<double>(d) * p.kv_bytes));
     v_row_ = static_cast<std::uint64_t>(std::ceil(static_cast<double>(v) * p.kv_bytes));
     o_row_ = static_cast<std::uint64_t>(std::ceil(static_cast<double>(v) * p.o_bytes));
+    // Key tiles of 128 (head_dim <= 64) or 64 keys, fewer where shared memory does not hold
+    // them (MLA's 576-wide heads).
+    bc_ = p.head_dim <= 64 ? 128 : 64;
+    while (bc_ > k_inst_ && shared_bytes() > t.limits.max_shared_per_cta) bc_ /= 2;
+    if (shared_bytes() > t.limits.max_shared_per_cta)
+      throw std::invalid_argument(
+          fmt::format("{}: heads of {} do not fit shared memory ({} bytes a CTA)", p.name, p.head_dim, shared_bytes()));
     const auto q_len = static_cast<std::int64_t>(p.q_len), kv_len = static_cast<std::int64_t>(p.kv_len);
     const std::int64_t group = p.heads / p.kv_heads;
     // Grid x walks (query head of the group, query tile), y the KV heads, z the batch.

@@ -2,7 +2,8 @@
 // Ampere and later): O = softmax(Q·Kᵀ·scale)·V without writing the scores to global memory.
 //
 // A CTA of 4 warps takes a tile of Br = 128 queries of one head (32 rows a warp) and walks the
-// key/value tiles of Bc keys (128 for head_dim <= 64, else 64): cp.async brings the next K and V
+// key/value tiles of Bc keys (128 for head_dim <= 64, else 64, halved until shared memory holds
+// them): cp.async brings the next K and V
 // tiles into a second shared-memory buffer while the warps compute this one; each warp loads
 // its K fragments (ldmatrix), runs S = Q·Kᵀ on m16n8k mma.sync, the online softmax on its rows
 // (running max with two quad shuffles a row, exp2 on the special-function units, running sum,
