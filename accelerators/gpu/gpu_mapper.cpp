@@ -105,8 +105,10 @@ const KindSpec& gpu_kernels_spec() {
                         "how an SpMM's rows are dealt to warps (sparse_kernel.h); auto: merge when the longest row "
                         "exceeds 8x the mean")
               .def("auto"));
-    s.add(param::boolean("fuse", "fuse adjacent element-wise and normalisation operators into one kernel, as "
-                                 "vLLM's fused_add_rms_norm and silu_and_mul do")
+    s.add(param::boolean("fuse",
+                         "fuse adjacent element-wise and normalisation operators into one kernel and merge "
+                         "projections of one input into one product, as vLLM's fused_add_rms_norm, "
+                         "silu_and_mul, qkv_proj and gate_up_proj do")
               .def("true"));
     return s;
   }();
@@ -141,11 +143,56 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
                               const GpuKernelChoices& kernel_choices) {
   const GemmConstraints& gemm = kernel_choices.gemm;
   GpuProgram out;
+  const std::vector<OpId> order = graph.topological_order();
+  // Projections that read the same input, one after the other (Q, K and V; gate and up), run as
+  // one product over their weights side by side, as vLLM's qkv_proj and gate_up_proj do: their
+  // weights, and their results, are laid out one after the other.
+  std::map<OpId, std::vector<OpId>> merged;  // first projection -> the group
+  std::map<OpId, OpId> merged_into;          // a later projection -> the first
+  std::vector<int> pack_of(graph.tensors().size(), -1);
+  std::vector<std::vector<TensorId>> packs;
+  if (kernel_choices.fuse) {
+    const auto mergeable = [&](const Operator& a, const Operator& b) {
+      const auto same = [&](TensorId x, TensorId y) { return graph.tensor(x).format == graph.tensor(y).format; };
+      return (b.kind == OpKind::Gemm || b.kind == OpKind::Gemv) && b.kind == a.kind && b.inputs.size() == 2 &&
+             b.inputs[0] == a.inputs[0] && b.dims.at("k") == a.dims.at("k") &&
+             (b.kind == OpKind::Gemv || b.dims.at("m") == a.dims.at("m")) && b.compute == a.compute &&
+             same(b.inputs[1], a.inputs[1]) && same(b.outputs[0], a.outputs[0]) && b.device == a.device;
+    };
+    for (std::size_t i = 0; i < order.size();) {
+      const Operator& first = graph.op(order[i]);
+      std::size_t j = i + 1;
+      if ((first.kind == OpKind::Gemm || first.kind == OpKind::Gemv) && first.inputs.size() == 2)
+        while (j < order.size() && mergeable(first, graph.op(order[j]))) ++j;
+      if (j - i >= 2) {
+        std::vector<OpId>& group = merged[order[i]];
+        std::vector<TensorId> weights, results;
+        for (std::size_t g = i; g < j; ++g) {
+          group.push_back(order[g]);
+          if (g > i) merged_into[order[g]] = order[i];
+          weights.push_back(graph.op(order[g]).inputs[1]);
+          results.push_back(graph.op(order[g]).outputs[0]);
+        }
+        for (const auto& pack : {weights, results}) {
+          for (const TensorId t : pack) pack_of[static_cast<std::size_t>(t)] = static_cast<int>(packs.size());
+          packs.push_back(pack);
+        }
+      }
+      i = j;
+    }
+  }
   std::vector<std::uint64_t> address(graph.tensors().size());
+  std::vector<bool> placed(graph.tensors().size(), false);
   std::uint64_t next = kAlign;
   for (const Tensor& t : graph.tensors()) {
-    address[static_cast<std::size_t>(t.id)] = next;
-    next = align(next + std::max<std::uint64_t>(t.bytes, 1));
+    if (placed[static_cast<std::size_t>(t.id)]) continue;
+    const int pack = pack_of[static_cast<std::size_t>(t.id)];
+    for (const TensorId m : pack >= 0 ? packs[static_cast<std::size_t>(pack)] : std::vector<TensorId>{t.id}) {
+      address[static_cast<std::size_t>(m)] = next;
+      placed[static_cast<std::size_t>(m)] = true;
+      next += std::max<std::uint64_t>(graph.tensor(m).bytes, 1);
+    }
+    next = align(next);
   }
   const std::uint64_t workspace = next;
   std::uint64_t workspace_bytes = 0;
@@ -157,12 +204,18 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
     for (const TensorId t : op.inputs) ++readers[static_cast<std::size_t>(t)];
   std::optional<FusionCandidate> open;  // the streaming kernel later operators may fuse into
 
-  for (const OpId id : graph.topological_order()) {
+  for (const OpId id : order) {
     const Operator& op = graph.op(id);
     GpuLoweredOp lowered;
     lowered.op = id;
     lowered.name = op.name;
     lowered.flops = op_flops(op);
+    if (const auto into = merged_into.find(id); into != merged_into.end()) {
+      lowered.config = "merged into " + graph.op(into->second).name;
+      out.ops.push_back(std::move(lowered));
+      open.reset();
+      continue;
+    }
     const auto refuse = [&](const std::string& why) {
       throw InputError(SourceLoc{}, "",
                        fmt::format("operator '{}' ({}): {}", op.name, op_kind_name(op.kind), why));
@@ -179,6 +232,9 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
           p.n = op.dim("n");
           p.k = op.dim("k");
           p.batch = op.kind == OpKind::BatchedGemm ? op.dim("batch") : 1;
+          const auto group = merged.find(id);
+          if (group != merged.end())
+            for (std::size_t g = 1; g < group->second.size(); ++g) p.n += graph.op(group->second[g]).dim("n");
           const TensorId a = op.inputs[0], b = op.inputs[1];
           p.a_bytes = bpe(a);
           p.b_bytes = bpe(b);
@@ -201,6 +257,8 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
             lowered.kernels = make_gemm(p, it->second.config, target, workspace);
             lowered.config = it->second.config.label();
           }
+          if (group != merged.end())
+            lowered.kernels.front().choices["merged_ops"] = static_cast<double>(group->second.size());
           if (lowered.kernels.size() > 1)
             workspace_bytes = std::max(workspace_bytes, lowered.kernels.back().launch.expected_dram_bytes);  // the partials, and C
           break;

@@ -19,7 +19,12 @@
 //   all_reduce, all_to_all,   in a package (package.h), ops the package times over its links
 //   send_recv                 while the GPU's stream waits; refused on a GPU alone
 //
-// Tensors get global addresses in graph order, each 4 KiB aligned; split-K partial sums share
+// With `fuse`, adjacent element-wise and norm operators share one streaming kernel, and
+// projections that read the same input one after the other run as one product over their
+// weights side by side (docs/gpu.md, Fusion).
+//
+// Tensors get global addresses in graph order, each 4 KiB aligned (merged projections' weights,
+// and their results, one after the other); split-K partial sums share
 // one workspace after them. A sparse operand S holds, from its address on, its row offsets
 // (int32, rows + 1), its column ids (int32, nnz) and its values (the rest of its bytes); a
 // dense operand of an SpMM is read as B[cols, n], n contiguous (the layout the kernel wants,
@@ -58,7 +63,7 @@ struct GpuProgram {
 struct GpuKernelChoices {
   GemmConstraints gemm;
   SpmmPartition spmm = SpmmPartition::Auto;
-  bool fuse = true;                   // adjacent element-wise and norm operators share a kernel
+  bool fuse = true;                   // fused streaming kernels and merged projections
   bool external_collectives = false;  // in a package: collectives become external ops
 };
 

@@ -51,7 +51,7 @@ TEST(GpuPackage, TensorParallelDecodeWaitsForItsAllReducesAtBothFidelities) {
 
 TEST(GpuPackage, Llama70bDecodeScalesOverTwoFourAndEightGpus) {
   // The whole model, analytically. Each GPU streams 1/p of the 138 GB of FP16 weights, so the
-  // weights' share of the step shrinks as 1/p; the kernel launches (16 a layer, 4.75 us
+  // weights' share of the step shrinks as 1/p; the kernel launches (11 a layer, 4.75 us
   // each) and the all-reduces (160 a step) do not, so the step shortens by less than p/2 from
   // 2 to p GPUs, and the collectives take longer with more members.
   TempDir dir;
