@@ -45,7 +45,7 @@ TEST(GpuPackage, TensorParallelDecodeWaitsForItsAllReducesAtBothFidelities) {
   const double latency = value(cycle, "/hardware/latency");
   EXPECT_GT(latency, value(cycle, "/hardware/collectives/all_reduce/time"));
   EXPECT_GE(latency, value(cycle, "/hardware/device0/latency"));
-  // The analytic fidelity lands within 10% of the cycle level (measured: 5.7%).
+  // The analytic fidelity lands within 10% of the cycle level (measured: 4.9%).
   EXPECT_NEAR(value(analytic, "/hardware/latency"), latency, 0.10 * latency);
 }
 
