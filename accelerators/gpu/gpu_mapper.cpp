@@ -199,6 +199,18 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
   const auto bpe = [&](TensorId id) { return graph.tensor(id).bytes_per_element(); };
   const auto at = [&](TensorId id) { return address[static_cast<std::size_t>(id)]; };
   std::map<std::string, GemmChoice> choices;  // by shape: a model's layers repeat theirs
+  // A product's A (input 0), B (input 1) and C (output 0): where they are, their bytes per
+  // element, and the format it computes in.
+  const auto product_operands = [&](const Operator& op, GemmProblem& p) {
+    const TensorId a = op.inputs[0], b = op.inputs[1], c = op.outputs[0];
+    p.a_bytes = bpe(a);
+    p.b_bytes = bpe(b);
+    p.c_bytes = bpe(c);
+    p.a = at(a);
+    p.b = at(b);
+    p.c = at(c);
+    p.compute = op.compute.empty() ? graph.tensor(a).format : op.compute;
+  };
   std::vector<int> readers(graph.tensors().size(), 0);
   for (const Operator& op : graph.ops())
     for (const TensorId t : op.inputs) ++readers[static_cast<std::size_t>(t)];
@@ -235,14 +247,7 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
           const auto group = merged.find(id);
           if (group != merged.end())
             for (std::size_t g = 1; g < group->second.size(); ++g) p.n += graph.op(group->second[g]).dim("n");
-          const TensorId a = op.inputs[0], b = op.inputs[1];
-          p.a_bytes = bpe(a);
-          p.b_bytes = bpe(b);
-          p.c_bytes = bpe(op.outputs[0]);
-          p.a = at(a);
-          p.b = at(b);
-          p.c = at(op.outputs[0]);
-          p.compute = op.compute.empty() ? graph.tensor(a).format : op.compute;
+          product_operands(op, p);
           if (p.m <= kGemvMaxRows && p.batch == 1) {
             lowered.kernels = make_gemv(p, target, workspace);
             lowered.config = "gemv";
@@ -333,14 +338,7 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
           p.name = op.name;
           p.n = op.dim("n");
           p.k = op.dim("k");
-          const TensorId a = op.inputs[0], b = op.inputs[1];
-          p.a_bytes = bpe(a);
-          p.b_bytes = bpe(b);
-          p.c_bytes = bpe(op.outputs[0]);
-          p.a = at(a);
-          p.b = at(b);
-          p.c = at(op.outputs[0]);
-          p.compute = op.compute.empty() ? graph.tensor(a).format : op.compute;
+          product_operands(op, p);
           const GemmChoice choice = choose_grouped_gemm(p, op.group_sizes, target, gemm);
           out.candidates += choice.candidates;
           lowered.kernels.push_back(make_grouped_gemm(p, op.group_sizes, choice.config, target));

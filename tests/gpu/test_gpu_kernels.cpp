@@ -33,6 +33,18 @@ GemmRun run_gemm(const std::string& preset, std::int64_t m, std::int64_t n, std:
   return {json_file(dir.file("out/summary.json")), json_file(dir.file("out/stats.json"))};
 }
 
+// A small Llama-shaped FP16 decode step (hidden 512, 8 heads, 128-token context) of `layers`
+// layers on the preset `hardware` (e.g. "gpu/h100-sxm"), written to `file` in `dir`.
+std::string small_llama_decode(const TempDir& dir, const std::string& file, const std::string& hardware, int layers) {
+  return dir.write(file,
+                   "name: decode\nhardware: {extends: " + source_path("configs/hardware/" + hardware + ".yaml") +
+                       "}\nworkload: {kind: transformer, phase: decode, batch: 1, prompt_len: 128, gen_tokens: 1, "
+                       "model: {extends: " +
+                       source_path("configs/models/llama-2-7b.yaml") + ", layers: " + std::to_string(layers) +
+                       ", hidden: 512, heads: 8, kv_heads: 8, ffn_hidden: 1376, vocab: 1024}, "
+                       "quant: {weights: fp16, activations: fp16, kv_cache: fp16, accumulate: fp32}}\n");
+}
+
 // H100 SXM dense tensor peaks (../shared/reference/gpu.md, section 2.2).
 constexpr double kH100Fp16 = 989.4, kH100Fp8 = 1978.9;
 
@@ -129,13 +141,7 @@ TEST(GpuGraph, LayerReuseLandsOnTheFullRun) {
   // third counted again; latency, instructions and energy stay within 2% of simulating every
   // layer (they differ only in where each layer's weights sit in memory).
   TempDir dir;
-  const std::string e = dir.write(
-      "e.yaml", "name: decode\nhardware: {extends: " + source_path("configs/hardware/gpu/h100-sxm.yaml") +
-                    "}\nworkload: {kind: transformer, phase: decode, batch: 1, prompt_len: 128, gen_tokens: 1, "
-                    "model: {extends: " +
-                    source_path("configs/models/llama-2-7b.yaml") +
-                    ", layers: 5, hidden: 512, heads: 8, kv_heads: 8, ffn_hidden: 1376, vocab: 1024}, "
-                    "quant: {weights: fp16, activations: fp16, kv_cache: fp16, accumulate: fp32}}\n");
+  const std::string e = small_llama_decode(dir, "e.yaml", "gpu/h100-sxm", 5);
   const auto run = [&](const std::string& reuse) {
     const CommandResult r = run_strata("run -q '" + e + "' --set sim.reuse=" + reuse + " -o '" + dir.file(reuse) + "'");
     EXPECT_EQ(r.code, 0) << r.err;
@@ -202,15 +208,8 @@ TEST(GpuGraph, DecodeStepMovesTheSameBytesAndFlopsOnTheGpuTheNpuAndAnalytically)
   // with the designs' overheads: the GPU's 23 kernel launches (4.75 us each) against the NPU's
   // operators back to back (docs/gpu.md, Validation).
   TempDir dir;
-  const std::string workload =
-      "workload: {kind: transformer, phase: decode, batch: 1, prompt_len: 128, gen_tokens: 1, model: {extends: " +
-      source_path("configs/models/llama-2-7b.yaml") +
-      ", layers: 2, hidden: 512, heads: 8, kv_heads: 8, ffn_hidden: 1376, vocab: 1024}, "
-      "quant: {weights: fp16, activations: fp16, kv_cache: fp16, accumulate: fp32}}\n";
-  const std::string gpu = dir.write("gpu.yaml", "name: d\nhardware: {extends: " +
-                                                    source_path("configs/hardware/gpu/h100-sxm.yaml") + "}\n" + workload);
-  const std::string npu = dir.write("npu.yaml", "name: d\nhardware: {extends: " +
-                                                    source_path("configs/hardware/npu/tpuv4i.yaml") + "}\n" + workload);
+  const std::string gpu = small_llama_decode(dir, "gpu.yaml", "gpu/h100-sxm", 2);
+  const std::string npu = small_llama_decode(dir, "npu.yaml", "npu/tpuv4i", 2);
   const CommandResult info = run_strata("workload info --json '" + gpu + "'");
   ASSERT_EQ(info.code, 0) << info.err;
   const nlohmann::json w = nlohmann::json::parse(info.out);
@@ -233,13 +232,7 @@ TEST(GpuGraph, AdjacentElementwiseAndNormKernelsFuse) {
   // multiply (silu_and_mul); the Q, K and V projections run as one product, as do gate and up
   // (qkv_proj, gate_up_proj): 12 of 35 kernels go, with their launches; the FLOPs stay.
   TempDir dir;
-  const std::string e = dir.write(
-      "e.yaml", "name: decode\nhardware: {extends: " + source_path("configs/hardware/gpu/h100-sxm.yaml") +
-                    "}\nworkload: {kind: transformer, phase: decode, batch: 1, prompt_len: 128, gen_tokens: 1, "
-                    "model: {extends: " +
-                    source_path("configs/models/llama-2-7b.yaml") +
-                    ", layers: 2, hidden: 512, heads: 8, kv_heads: 8, ffn_hidden: 1376, vocab: 1024}, "
-                    "quant: {weights: fp16, activations: fp16, kv_cache: fp16, accumulate: fp32}}\n");
+  const std::string e = small_llama_decode(dir, "e.yaml", "gpu/h100-sxm", 2);
   const auto run = [&](const std::string& fuse) {
     const CommandResult r = run_strata("run -q '" + e + "' --set hardware.kernels.fuse=" + fuse + " -o '" + dir.file(fuse) + "'");
     EXPECT_EQ(r.code, 0) << r.err;

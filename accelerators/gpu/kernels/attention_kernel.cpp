@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "accelerators/gpu/control_bits.h"
-#include "sim/number_format.h"
 #include "sim/rounding.h"
 
 namespace strata {
@@ -22,12 +21,6 @@ constexpr std::uint64_t kFaPiece = 512;         // bytes one 16-byte-a-lane warp
 constexpr std::uint8_t kFaS = 10, kFaMax = 20, kFaSum = 30, kFaExp = 40, kFaP = 50, kFaO = 60, kFaShuffle = 70,
                        kFaConv = 80, kFaQ = 100, kFaK = 140, kFaV = 160;
 
-double fa_tensor_bytes(const std::string& format) {
-  if (format == "tf32") return 4;
-  const NumberFormat* nf = find_number_format(format);
-  return nf ? nf->element_bits / 8.0 : 2.0;
-}
-
 std::uint8_t fa_reg(std::uint8_t base, int i, int span) { return static_cast<std::uint8_t>(base + i % span); }
 
 // The programs of a CTA's 4 warps for a walk over `tiles` key/value tiles.
@@ -35,7 +28,7 @@ class FlashAttentionWriter {
  public:
   FlashAttentionWriter(const AttentionProblem& p, const GpuKernelTarget& t) : p_(p), t_(t) {
     tensor_ = t.tensor_format(p.compute);
-    tensor_bytes_ = fa_tensor_bytes(tensor_);
+    tensor_bytes_ = tensor_format_bytes(tensor_);
     k_inst_ = static_cast<int>(32 / tensor_bytes_);
     if (p.head_dim % k_inst_ != 0 || p.v_dim % 8 != 0)
       throw std::invalid_argument(

@@ -8,7 +8,6 @@
 
 #include "accelerators/gpu/control_bits.h"
 #include "accelerators/gpu/kernels/streaming_kernel.h"
-#include "sim/number_format.h"
 #include "sim/rounding.h"
 
 namespace strata {
@@ -19,12 +18,6 @@ constexpr int kLaneBytes = 16;                     // a cp.async, ldmatrix lane 
 constexpr int kWarpBytes = 32 * kLaneBytes;        // one such warp instruction
 constexpr std::uint8_t kAFrag = 64, kBFrag = 128;  // fragment registers (accumulators below 64)
 constexpr std::uint8_t kConvert = 200;             // registers of converted weights
-
-double format_bytes(const std::string& f) {
-  if (f == "tf32") return 4;
-  const NumberFormat* nf = find_number_format(f);
-  return nf ? nf->element_bits / 8.0 : 2.0;
-}
 
 // What both main loops derive from the problem and the configuration.
 struct Plan {
@@ -47,7 +40,7 @@ struct Plan {
 Plan plan(const GemmProblem& p, const GemmConfig& g, const GpuKernelTarget& t, std::uint64_t workspace) {
   Plan q;
   q.tensor = t.tensor_format(p.compute);
-  q.tensor_bytes = format_bytes(q.tensor);
+  q.tensor_bytes = tensor_format_bytes(q.tensor);
   q.k_inst = static_cast<int>(32 / q.tensor_bytes);
   q.convert_a = std::abs(p.a_bytes - q.tensor_bytes) > 0.01;
   q.convert_b = std::abs(p.b_bytes - q.tensor_bytes) > 0.01;
@@ -459,7 +452,7 @@ GemmChoice choose_gemm(const GemmProblem& p, const GpuKernelTarget& t, const Gem
   best.estimated_cycles = -1;
   const std::string tensor = t.tensor_format(p.compute);
   const double macs_per_cycle = t.tensor_macs_per_sm(tensor);
-  const double tb = format_bytes(tensor);
+  const double tb = tensor_format_bytes(tensor);
   const bool hopper = fixed.main_loop.empty() ? t.wgmma() && t.timing.tma : fixed.main_loop == "tma_wgmma";
   const auto fits = [](int value, int wanted) { return wanted == 0 || value == wanted; };
   const int k_tile = static_cast<int>(64 * 2 / tb);  // 128 bytes of K a row

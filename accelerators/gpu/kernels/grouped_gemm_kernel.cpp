@@ -41,9 +41,7 @@ GpuKernel make_grouped_gemm(const GemmProblem& p, const std::vector<std::int64_t
   std::uint64_t first_row = 0, sets = 0;
   for (std::size_t g = 0; g < group_rows.size(); ++g) {
     const std::int64_t m = group_rows[g];
-    if (m <= 0) {
-      continue;
-    }
+    if (m <= 0) continue;
     // Tile row y of the whole grid is the group's row (y - tile_y) * tile_m: the group's bases
     // are moved back by tile_y tiles (modular arithmetic, so the sum lands on the group's rows).
     const std::uint64_t tile_y = set_of_row.size();

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/number_format.h"
+
 namespace strata {
 
 std::string GpuKernelTarget::tensor_format(const std::string& compute) const {
@@ -20,6 +22,12 @@ std::string GpuKernelTarget::tensor_format(const std::string& compute) const {
 double GpuKernelTarget::tensor_macs_per_sm(const std::string& format) const {
   const auto it = timing.tensor_macs.find(format);
   return it == timing.tensor_macs.end() ? 0 : it->second * timing.sub_cores;
+}
+
+double tensor_format_bytes(const std::string& format) {
+  if (format == "tf32") return 4;
+  const NumberFormat* nf = find_number_format(format);
+  return nf ? nf->element_bits / 8.0 : 2.0;
 }
 
 WarpInstruction warp_op(WarpOp op, std::uint8_t dst, std::initializer_list<std::uint8_t> src) {

@@ -32,6 +32,9 @@ struct GpuKernelTarget {
   double tensor_macs_per_sm(const std::string& format) const;  // dense, per cycle
 };
 
+// Bytes per element of a tensor-core format as the instructions see it (TF32: 4; unknown: 2).
+double tensor_format_bytes(const std::string& format);
+
 // One launch a generator made, with the figures the GPU reports per kernel.
 struct GpuKernel {
   KernelLaunch launch;
