@@ -33,8 +33,8 @@ class SimpleMemory : public Component, public MemoryTarget, public AnalyticMemor
   void account_analytic(const AnalyticTransfer& t) override;
   void finalize(const sc_core::sc_time& end) override;
   std::vector<double> reuse_totals(const sc_core::sc_time&) const override { return {busy_s_}; }
-  void repeat_totals(const std::vector<double>& since, std::uint64_t times, const sc_core::sc_time&) override {
-    busy_s_ += static_cast<double>(times) * (busy_s_ - since.at(0));
+  void repeat_totals(const std::vector<double>& since, double times, const sc_core::sc_time&) override {
+    busy_s_ += times * (busy_s_ - since.at(0));
   }
 
  private:

@@ -98,7 +98,7 @@ double Component::reported_s(const sc_core::sc_time& t) const { return ctx_.stat
 
 std::vector<double> Component::reuse_totals(const sc_core::sc_time&) const { return {}; }
 
-void Component::repeat_totals(const std::vector<double>&, std::uint64_t, const sc_core::sc_time&) {}
+void Component::repeat_totals(const std::vector<double>&, double, const sc_core::sc_time&) {}
 
 std::pair<double, double> Component::close_accounting(const sc_core::sc_time& end) {
   double total = 0;

@@ -114,7 +114,7 @@ class Component : public sc_core::sc_module {
   // what they gained since `since`, an earlier reuse_totals(). A component whose end-of-run
   // figures come from such totals overrides both.
   virtual std::vector<double> reuse_totals(const sc_core::sc_time& now) const;
-  virtual void repeat_totals(const std::vector<double>& since, std::uint64_t times, const sc_core::sc_time& now);
+  virtual void repeat_totals(const std::vector<double>& since, double times, const sc_core::sc_time& now);
 
  private:
   const ValidatedNode& cfg_;

@@ -48,6 +48,15 @@ const KindSpec& sim_section_spec() {
                         "docs/performance.md gives the error (within 0.5% on the shipped decodes) and when reuse is "
                         "not exact")
               .def("layers"));
+    s.add(param::choice("sample", {"none", "waves"},
+                        "waves: where a cycle-level GPU runs a kernel of an operator graph whose grid holds four or "
+                        "more waves of identical CTAs, it simulates the first wave and measures the second, counts "
+                        "the measured wave again for each later whole wave (timing, energy and statistics; summary "
+                        "key skipped_ctas), and simulates the wave in flight and the last partial wave. none: "
+                        "simulate every CTA (as analytic runs, runs with a max_time and the GPUs of a package do). "
+                        "docs/performance.md gives the error against full simulation (within 1% on latency and "
+                        "energy on the shipped GEMMs)")
+              .def("waves"));
     s.add(param::boolean("check_protocol",
                          "verify every DRAM command against the standard's timing and state rules, and every "
                          "TLM-2.0 link between components against the base protocol; the run stops at the first "

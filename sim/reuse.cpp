@@ -16,13 +16,14 @@ SpanRepeater::Mark SpanRepeater::mark() const {
   return m;
 }
 
-void SpanRepeater::repeat(const Mark& since, std::uint64_t times) {
+void SpanRepeater::repeat(const Mark& since, double times) {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   if (now < since.at) throw std::logic_error("span repeat: the mark is in the future");
-  if (times == 0) return;
+  if (times <= 0) return;
   for (Listener* l : listeners_) l->before_repeat();
-  const sc_core::sc_time span = (now - since.at) * static_cast<double>(times);
   ReportedTime& time = stats_.reported_time();
+  // In reported time: a span may hold repeats of its own (a sampled kernel in a repeated layer).
+  const sc_core::sc_time span = (time(now) - time(since.at)) * times;
   const double now_s = time(now.to_seconds());
   const double span_s = span.to_seconds();
   // A statistic registered within the span has no earlier state: it is left as it is.

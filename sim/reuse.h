@@ -46,7 +46,8 @@ class SpanRepeater {
   // Marks now (sc_time_stamp()) as the start of a span.
   Mark mark() const;
   // The span from `since` to now repeats `times` more times.
-  void repeat(const Mark& since, std::uint64_t times);
+  // `times` may be fractional: sim.sample counts a measured part of a kernel for the rest of it.
+  void repeat(const Mark& since, double times);
   void listen(Listener* l) { listeners_.push_back(l); }
   void forget(Listener* l);
 

@@ -52,6 +52,10 @@ class SimContext {
   // and repeats the second for the rest (sim/reuse.h), through repeater().
   bool reuse_layers() const { return reuse_layers_; }
   void set_reuse_layers(bool on) { reuse_layers_ = on; }
+  // sim.sample: waves. A cycle-level GPU counts a measured wave of a kernel's CTAs again for its
+  // later whole waves (accelerators/gpu/gpu.h, WaveSample), through repeater().
+  bool sample_waves() const { return sample_waves_; }
+  void set_sample_waves(bool on) { sample_waves_ = on; }
   SpanRepeater& repeater() { return repeater_; }
   // Simulated to reported time (sim/reported_time.h).
   const ReportedTime& reported_time() const { return stats_.reported_time(); }
@@ -95,6 +99,7 @@ class SimContext {
   bool check_protocol_ = false;
   bool analytic_ = false;
   bool reuse_layers_ = false;
+  bool sample_waves_ = false;
   StatsRegistry stats_;
   Timeline timeline_;
   std::vector<Component*> components_;

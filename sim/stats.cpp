@@ -9,6 +9,30 @@
 
 namespace strata {
 
+std::uint64_t scaled_count(std::uint64_t n, double times) {
+  return static_cast<std::uint64_t>(std::llround(static_cast<double>(n) * times));
+}
+
+namespace {
+// `times` x each count, rounded so that the counts sum to their exact total rounded (a running
+// total rounds, not each count: a fractional repeat of many single samples would otherwise
+// round every one of them up or down). Zero counts are left out.
+template <class Key>
+std::vector<std::pair<Key, std::uint64_t>> repeat_counts(const std::vector<std::pair<Key, std::uint64_t>>& counts,
+                                                         double times) {
+  std::vector<std::pair<Key, std::uint64_t>> out;
+  double exact = 0;
+  std::uint64_t given = 0;
+  for (const auto& [key, n] : counts) {
+    exact += static_cast<double>(n) * times;
+    const auto upto = static_cast<std::uint64_t>(std::llround(exact));
+    if (upto > given) out.emplace_back(key, upto - given);
+    given = std::max(given, upto);
+  }
+  return out;
+}
+}  // namespace
+
 double Stat::field(const std::string& name) const {
   if (name == "value") return value();
   throw std::logic_error("stat has no field '" + name + "'");
@@ -16,8 +40,8 @@ double Stat::field(const std::string& name) const {
 
 nlohmann::json Counter::fields() const { return {{"value", count_}}; }
 
-void Counter::repeat(const Stat& before, std::uint64_t times, double, double) {
-  count_ += times * (count_ - static_cast<const Counter&>(before).count_);
+void Counter::repeat(const Stat& before, double times, double, double) {
+  count_ += scaled_count(count_ - static_cast<const Counter&>(before).count_, times);
 }
 nlohmann::json Scalar::fields() const { return {{"value", value_}}; }
 
@@ -38,10 +62,10 @@ void Average::sample(double v, std::uint64_t n) {
   count_ += n;
 }
 
-void Average::repeat(const Stat& before, std::uint64_t times, double, double) {
+void Average::repeat(const Stat& before, double times, double, double) {
   const auto& b = static_cast<const Average&>(before);
-  sum_ += static_cast<double>(times) * (sum_ - b.sum_);
-  count_ += times * (count_ - b.count_);
+  sum_ += times * (sum_ - b.sum_);
+  count_ += scaled_count(count_ - b.count_, times);
 }
 
 double Average::field(const std::string& name) const {
@@ -80,9 +104,9 @@ std::unique_ptr<Stat> TimeAverage::snapshot(double now_s) const {
   return copy;
 }
 
-void TimeAverage::repeat(const Stat& before, std::uint64_t times, double now_s, double span_s) {
+void TimeAverage::repeat(const Stat& before, double times, double now_s, double span_s) {
   close_at(now_s);
-  integral_ += static_cast<double>(times) * (integral_ - static_cast<const TimeAverage&>(before).integral_);
+  integral_ += times * (integral_ - static_cast<const TimeAverage&>(before).integral_);
   // The level holds from the end of the repeats on.
   last_t_ = now_s + span_s;
 }
@@ -192,20 +216,22 @@ void Distribution::merge(const Distribution& o) {
   else o.buckets_.for_each([&](std::int64_t b, std::uint64_t n) { buckets_.add(b, n); });
 }
 
-void Distribution::repeat(const Stat& before, std::uint64_t times, double, double) {
+void Distribution::repeat(const Stat& before, double times, double, double) {
   const auto& b = static_cast<const Distribution&>(before);
   const std::uint64_t n = count_ - b.count_;
-  if (n == 0 || times == 0) return;
+  if (n == 0 || times <= 0) return;
   // The span's samples by value (or bucket): what is here now less what was there before. They
   // are all here already, so the table keeps its mode and size.
   if (exact_) {
     std::vector<std::pair<double, std::uint64_t>> added;
     values_.for_each([&](double v, std::uint64_t k) {
       const std::uint64_t was = b.values_.count_of(v);
-      if (k > was) added.emplace_back(v, (k - was) * times);
+      if (k > was) added.emplace_back(v, k - was);
     });
-    for (const auto& [v, k] : added) values_.add(v, k);
-    count_ += n * times;
+    for (const auto& [v, k] : repeat_counts(added, times)) {
+      values_.add(v, k);
+      count_ += k;
+    }
     return;
   }
   // The span's own mean and squared deviations, from Chan et al.'s merge run backwards; `times`
@@ -214,16 +240,20 @@ void Distribution::repeat(const Stat& before, std::uint64_t times, double, doubl
   const double nb = static_cast<double>(b.count_), nd = static_cast<double>(n), na = static_cast<double>(count_);
   const double mean_d = (na * mean_ - nb * was.mean) / nd;
   const double m2_d = std::max(0.0, m2_ - was.m2 - (mean_d - was.mean) * (mean_d - was.mean) * nb * nd / na);
-  add_group(mean_d, m2_d * static_cast<double>(times), n * times);
   CountTable<std::int64_t> folded;
   if (b.exact_) fold_into(b.values_, folded);
   const CountTable<std::int64_t>& was_buckets = b.exact_ ? folded : b.buckets_;
   std::vector<std::pair<std::int64_t, std::uint64_t>> added;
   buckets_.for_each([&](std::int64_t bucket, std::uint64_t k) {
     const std::uint64_t w = was_buckets.count_of(bucket);
-    if (k > w) added.emplace_back(bucket, (k - w) * times);
+    if (k > w) added.emplace_back(bucket, k - w);
   });
-  for (const auto& [bucket, k] : added) buckets_.add(bucket, k);
+  std::uint64_t repeated = 0;  // the buckets' own sum, so the count stays theirs
+  for (const auto& [bucket, k] : repeat_counts(added, times)) {
+    buckets_.add(bucket, k);
+    repeated += k;
+  }
+  if (repeated > 0) add_group(mean_d, m2_d * static_cast<double>(repeated) / nd, repeated);
 }
 
 double Distribution::stddev() const { return count_ > 1 ? std::sqrt(moments().m2 / static_cast<double>(count_)) : 0; }
@@ -293,9 +323,8 @@ void TimeSeries::add_spread(double t0, double t1, double amount) {
 
 void TimeSeries::finish(double t_end_s) { end_ = reported(t_end_s); }
 
-void TimeSeries::repeat(const Stat& before, std::uint64_t times, double now_s, double span_s) {
-  spread_reported(now_s, now_s + span_s,
-                  static_cast<double>(times) * (total() - static_cast<const TimeSeries&>(before).total()));
+void TimeSeries::repeat(const Stat& before, double times, double now_s, double span_s) {
+  spread_reported(now_s, now_s + span_s, times * (total() - static_cast<const TimeSeries&>(before).total()));
 }
 
 double TimeSeries::total() const {

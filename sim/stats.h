@@ -22,6 +22,10 @@
 
 namespace strata {
 
+// `n` counted `times` times (sim.reuse and sim.sample repeats; `times` may be fractional), to the
+// nearest whole count.
+std::uint64_t scaled_count(std::uint64_t n, double times);
+
 class Stat {
  public:
   Stat(std::string unit, std::string description) : unit_(std::move(unit)), description_(std::move(description)) {}
@@ -39,8 +43,9 @@ class Stat {
   // Adds `times` more of what the statistic gained since `before` (its snapshot at the start of
   // the measured span, which ends now, at reported time `now_s`): `times` repeats of the span
   // filling the `span_s` seconds after `now_s`. Extremes (min, max) stay: every repeat is a copy
-  // of a span they saw.
-  virtual void repeat(const Stat& before, std::uint64_t times, double now_s, double span_s) = 0;
+  // of a span they saw. `times` may be fractional (sim.sample: a part of a span's work); counts
+  // round to the nearest whole one.
+  virtual void repeat(const Stat& before, double times, double now_s, double span_s) = 0;
   const std::string& unit() const { return unit_; }
   const std::string& description() const { return description_; }
 
@@ -58,7 +63,7 @@ class Counter : public Stat {
   double value() const override { return static_cast<double>(count_); }
   nlohmann::json fields() const override;
   std::unique_ptr<Stat> snapshot(double) const override { return std::make_unique<Counter>(*this); }
-  void repeat(const Stat& before, std::uint64_t times, double now_s, double span_s) override;
+  void repeat(const Stat& before, double times, double now_s, double span_s) override;
 
  private:
   std::uint64_t count_ = 0;
@@ -74,7 +79,7 @@ class Scalar : public Stat {
   nlohmann::json fields() const override;
   // Set once from other statistics: nothing to repeat.
   std::unique_ptr<Stat> snapshot(double) const override { return std::make_unique<Scalar>(*this); }
-  void repeat(const Stat&, std::uint64_t, double, double) override {}
+  void repeat(const Stat&, double, double, double) override {}
 
  private:
   double value_ = 0;
@@ -93,7 +98,7 @@ class Average : public Stat {
   double field(const std::string& name) const override;
   nlohmann::json fields() const override;
   std::unique_ptr<Stat> snapshot(double) const override { return std::make_unique<Average>(*this); }
-  void repeat(const Stat& before, std::uint64_t times, double now_s, double span_s) override;
+  void repeat(const Stat& before, double times, double now_s, double span_s) override;
 
  private:
   std::uint64_t count_ = 0;
@@ -114,7 +119,7 @@ class TimeAverage : public Stat {
   double field(const std::string& name) const override;
   nlohmann::json fields() const override;
   std::unique_ptr<Stat> snapshot(double now_s) const override;
-  void repeat(const Stat& before, std::uint64_t times, double now_s, double span_s) override;
+  void repeat(const Stat& before, double times, double now_s, double span_s) override;
 
  private:
   double reported(double t_s) const { return time_ ? (*time_)(t_s) : t_s; }
@@ -152,7 +157,7 @@ class Distribution : public Stat {
   double field(const std::string& name) const override;
   nlohmann::json fields() const override;
   std::unique_ptr<Stat> snapshot(double) const override { return std::make_unique<Distribution>(*this); }
-  void repeat(const Stat& before, std::uint64_t times, double now_s, double span_s) override;
+  void repeat(const Stat& before, double times, double now_s, double span_s) override;
 
  private:
   static std::int64_t bucket_of(double v);
@@ -200,7 +205,7 @@ class TimeSeries : public Stat {
   std::unique_ptr<Stat> snapshot(double) const override { return std::make_unique<TimeSeries>(*this); }
   // The repeats' amount spreads evenly over their span: windows there hold the measured span's
   // average, not its shape.
-  void repeat(const Stat& before, std::uint64_t times, double now_s, double span_s) override;
+  void repeat(const Stat& before, double times, double now_s, double span_s) override;
 
  private:
   double reported(double t_s) const { return time_ ? (*time_)(t_s) : t_s; }

@@ -275,6 +275,8 @@ Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
       timing_(read_timing(cfg.child("sm").params, cfg.child("tensor_core").params)),
       kernels_(counter("kernels", "kernels", "kernels run")),
       ctas_(counter("ctas", "CTAs", "CTAs run")),
+      skipped_ctas_(counter("sample.skipped_ctas", "CTAs",
+                            "CTAs not simulated: sim.sample: waves counted two measured steady waves again for them")),
       warp_instructions_(counter("warp_instructions", "instructions", "warp instructions issued")),
       sm_busy_cycles_(counter("sm_busy_cycles", "cycles", "SM-cycles with a CTA resident, summed over SMs")) {
   if (limits_.max_shared_per_cta > limits_.shared_bytes)
@@ -408,7 +410,7 @@ void Gpu::declare_costs() {
   add_area("tensor_cores", lane_mm2 * base * subs * sms, lane_leak * base * subs * sms);
 }
 
-void Gpu::launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done) {
+void Gpu::launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done, bool may_sample) {
   const auto any = [&kernel](auto&& pred) {  // some warp program of the kernel has an instruction that...
     const auto in_program = [&pred](const WarpProgram* p) {
       if (!p) return false;
@@ -432,6 +434,7 @@ void Gpu::launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done
   p.occupancy = occupancy(limits_, kernel.threads_per_cta(), kernel.registers_per_thread, kernel.shared_bytes);
   p.clusters = active_clusters(kernel, p.occupancy);
   p.cluster_barriers = barriers && kernel.cluster > 1;
+  p.may_sample = may_sample;
   p.kernel = std::move(kernel);
   p.done = std::move(done);
   queue_.push_back(std::move(p));
@@ -562,6 +565,14 @@ double Gpu::dynamic_energy_j() const {
 
 void Gpu::free(tlm::tlm_generic_payload* gp) { payloads_.recycle(gp); }
 
+std::vector<double> Gpu::reuse_totals(const sc_core::sc_time&) const {
+  return l2_ ? l2_->counters() : std::vector<double>{};
+}
+
+void Gpu::repeat_totals(const std::vector<double>& since, double times, const sc_core::sc_time&) {
+  if (l2_) l2_->repeat_counters(since, times);
+}
+
 void Gpu::issue_dram(int port) {
   DramPort& p = *dram_ports_[static_cast<std::size_t>(port)];
   for (;;) {
@@ -593,8 +604,8 @@ void Gpu::issue_dram(int port) {
 // The CTAs of a kernel not yet placed, handed to SMs in grid order.
 class Gpu::CtaQueue {
  public:
-  explicit CtaQueue(const KernelLaunch& k) : k_(k), programs_(k.warps_per_cta()) {}
-  bool empty() const { return next_ == k_.ctas(); }
+  explicit CtaQueue(const KernelLaunch& k) : k_(k), programs_(k.warps_per_cta()), end_(k.ctas()) {}
+  bool empty() const { return next_ == end_; }
   int place(SmCore& core, std::uint64_t at) {  // the CTA's handle on `core`
     for (std::uint32_t w = 0; w < programs_.size(); ++w) programs_[w] = &k_.program_of(next_, w);
     const int id = core.add_cta(programs_, at, next_ * k_.warps_per_cta(), static_cast<int>(k_.cluster),
@@ -603,12 +614,67 @@ class Gpu::CtaQueue {
     return id;
   }
   std::uint64_t next() const { return next_; }  // the next CTA's number
+  std::uint64_t left() const { return end_ - next_; }
+  // The CTAs that run: the grid less those skipped.
+  std::uint64_t total() const { return end_; }
+  void skip(std::uint64_t n) { end_ -= std::min(n, left()); }  // the last `n` waiting CTAs never run
 
  private:
   const KernelLaunch& k_;
   std::vector<const WarpProgram*> programs_;
-  std::uint64_t next_ = 0;
+  std::uint64_t next_ = 0, end_;
 };
+
+Gpu::WaveSample Gpu::wave_sample(const Pending& p) const {
+  WaveSample s;
+  const KernelLaunch& k = p.kernel;
+  if (!p.may_sample || !context().sample_waves() || !k.cta_sets.empty()) return s;  // CTAs that differ
+  const std::uint64_t resident =
+      k.cluster > 1 ? p.clusters * k.cluster : static_cast<std::uint64_t>(p.occupancy.ctas_per_sm) * sms_;
+  if (resident > 0 && k.ctas() >= 4 * resident) s.resident = resident;
+  return s;
+}
+
+void Gpu::sample_waves(WaveSample& s, std::uint64_t completed, CtaQueue& queue) {
+  if (s.resident == 0 || s.decided) return;
+  const auto start_span = [&] {
+    s.span = std::make_unique<SpanRepeater::Mark>(context().repeater().mark());
+    s.at_span = totals();
+    s.completed_at_span = completed;
+  };
+  if (!s.span) {
+    if (completed >= s.resident) start_span();  // the first wave is done
+    return;
+  }
+  const std::uint64_t measured = completed - s.completed_at_span;
+  if (measured < s.resident) return;
+  const double rate = static_cast<double>(measured) / (sc_core::sc_time_stamp() - s.span->at).to_seconds();
+  const std::uint64_t skip = queue.left() / s.resident * s.resident;  // whole waves
+  if (skip == 0) {
+    s.decided = true;
+    return;
+  }
+  // Steady when this wave's rate is within kWaveSampleTolerance of the one before (the second
+  // wave, which starts in step, often completes slower than those after it, which do not).
+  if (!s.before || std::abs(rate - s.rate_before) > kWaveSampleTolerance * s.rate_before) {
+    s.before = std::move(s.span);
+    s.at_before = s.at_span;
+    s.completed_at_before = s.completed_at_span;
+    s.rate_before = rate;
+    start_span();
+    return;
+  }
+  s.decided = true;
+  // Both steady waves are the measured span.
+  const double times = static_cast<double>(skip) / static_cast<double>(completed - s.completed_at_before);
+  const SmCounts span = totals().since(s.at_before);
+  context().repeater().repeat(*s.before, times);
+  reused_.add(span, times);
+  reused_.busy_cycles += scaled_count(span.busy_cycles, times);
+  reused_.ctas += skip;
+  skipped_ctas_.add(skip);
+  queue.skip(skip);
+}
 
 KernelRun Gpu::begin_kernel(const Pending& p, std::uint64_t start, CtaQueue& ctas) {
   KernelRun r;
@@ -641,10 +707,11 @@ void Gpu::flush_window() {
 KernelRun Gpu::run_kernel_windowed(const Pending& p, std::uint64_t start) {
   CtaQueue queue(p.kernel);
   KernelRun r = begin_kernel(p, start, queue);
-  const std::uint64_t total = p.kernel.ctas();
+  WaveSample sample = wave_sample(p);
   std::uint64_t completed = 0;
   const auto window = static_cast<std::uint64_t>(l2_->lookahead());
-  for (std::uint64_t t = start; completed < total; t += window) {
+  for (std::uint64_t t = start; completed < queue.total(); t += window) {
+    if (t > start) sample_waves(sample, completed, queue);  // SystemC time is at t
     for (int s = 0; s < sms_; ++s) {
       SmCore& core = *cores_[static_cast<std::size_t>(s)];
       int finished = 0;
@@ -655,7 +722,7 @@ KernelRun Gpu::run_kernel_windowed(const Pending& p, std::uint64_t start) {
       }
     }
     flush_window();
-    if (completed < total) wait(clock().time_of(t + window) - sc_core::sc_time_stamp());
+    if (completed < queue.total()) wait(clock().time_of(t + window) - sc_core::sc_time_stamp());
   }
   end_kernel(p, r);
   return r;
@@ -681,7 +748,7 @@ KernelRun Gpu::run_kernel_clustered(const Pending& p, std::uint64_t start) {
     }
   };
   place(start);
-  const std::uint64_t total = p.kernel.ctas();
+  WaveSample sample = wave_sample(p);
   std::uint64_t completed = 0;
   std::vector<std::pair<std::uint64_t, int>> done;  // (cycle a CTA completed, SM)
   // Every SM to `until`, noting its completions. An SM with nothing to do by then stays where
@@ -709,7 +776,7 @@ KernelRun Gpu::run_kernel_clustered(const Pending& p, std::uint64_t start) {
   // waiting cluster is placed the cycle its slots free up. Once every cluster is placed, the
   // SMs run on by themselves, unless a cluster barrier keeps them in step to the end.
   const auto in_step = [&](std::uint64_t limit) {
-    while (!queue.empty() || (p.cluster_barriers && completed < total)) {
+    while (!queue.empty() || (p.cluster_barriers && completed < queue.total())) {
       std::uint64_t t = SmCore::kNever;
       for (const auto& core : cores_) t = std::min(t, core->next_event());
       if (t >= limit) {
@@ -727,7 +794,8 @@ KernelRun Gpu::run_kernel_clustered(const Pending& p, std::uint64_t start) {
   };
   if (p.global) {
     const auto window = static_cast<std::uint64_t>(l2_->lookahead());
-    for (std::uint64_t t = start; completed < total; t += window) {
+    for (std::uint64_t t = start; completed < queue.total(); t += window) {
+      if (t > start) sample_waves(sample, completed, queue);  // SystemC time is at t
       in_step(t + window);
       advance(t + window);
       settle();
@@ -737,7 +805,7 @@ KernelRun Gpu::run_kernel_clustered(const Pending& p, std::uint64_t start) {
             return core->next_event() == SmCore::kNever && !core->waits_for_memory();
           }))
         break;
-      if (completed < total) wait(clock().time_of(t + window) - sc_core::sc_time_stamp());
+      if (completed < queue.total()) wait(clock().time_of(t + window) - sc_core::sc_time_stamp());
     }
   } else {
     in_step(SmCore::kNever);
@@ -746,7 +814,7 @@ KernelRun Gpu::run_kernel_clustered(const Pending& p, std::uint64_t start) {
     settle();
   }
   clusters_.clear();
-  if (completed < total)
+  if (completed < queue.total())
     throw std::runtime_error(fmt::format(
         "kernel {}: warps wait at a cluster barrier the rest of their cluster never reaches", p.kernel.name));
   end_kernel(p, r);

@@ -60,8 +60,10 @@ class Gpu : public Component, public tlm::tlm_mm_interface, public PackageDevice
   ~Gpu() override;
 
   // Queues a kernel; `done` runs inside the simulation when its last CTA completes. Throws
-  // std::invalid_argument when the kernel cannot launch (its CTA does not fit an SM).
-  void launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done);
+  // std::invalid_argument when the kernel cannot launch (its CTA does not fit an SM). With
+  // `may_sample` and sim.sample: waves, whole waves of its CTAs may be counted instead of
+  // simulated (sample_waves); its run then ends later in reported time than in simulated time.
+  void launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done, bool may_sample = false);
   // Analytic fidelity (gpu_analytic.h): the kernel's run in closed form, after the kernels
   // evaluated before it; its counts join the GPU's statistics.
   KernelRun evaluate(const KernelLaunch& kernel);
@@ -75,6 +77,9 @@ class Gpu : public Component, public tlm::tlm_mm_interface, public PackageDevice
   std::uint64_t active_clusters(const KernelLaunch& k, const Occupancy& o) const;
   void finalize(const sc_core::sc_time& end) override;
   double dynamic_energy_j() const override;
+  // sim.reuse and sim.sample: the L2's counters are the GPU's own totals.
+  std::vector<double> reuse_totals(const sc_core::sc_time& now) const override;
+  void repeat_totals(const std::vector<double>& since, double times, const sc_core::sc_time& now) override;
   void free(tlm::tlm_generic_payload* gp) override;  // tlm_mm_interface
 
   // Operator graphs (gpu_graph.cpp): the mapper (gpu_mapper.h) lowers the graph to kernels at
@@ -112,6 +117,7 @@ class Gpu : public Component, public tlm::tlm_mm_interface, public PackageDevice
     bool global = false;  // reaches global memory: runs window by window (run_kernel_windowed)
     std::uint64_t clusters = 0;     // co-resident clusters (0: none)
     bool cluster_barriers = false;  // has barrier.cluster: the SMs stay in step to its end
+    bool may_sample = false;
   };
   void run();  // SC_THREAD: runs the queued kernels (concurrently where their streams differ)
   // Compute-only kernels without clusters of two or more streams, all queued at `now`: each
@@ -121,6 +127,25 @@ class Gpu : public Component, public tlm::tlm_mm_interface, public PackageDevice
   std::vector<KernelRun> run_concurrent(const std::vector<Pending>& batch, std::uint64_t now);
   KernelRun run_kernel(const Pending& p, std::uint64_t start);
   class CtaQueue;
+  // sim.sample: waves (docs/performance.md). A kernel whose grid holds four or more waves of
+  // identical CTAs is simulated wave by wave (a wave: as many CTA completions as CTAs run at
+  // once, from one window boundary to the first after it) until two consecutive waves after the
+  // first complete at rates within kWaveSampleTolerance of each other; then the whole waves not
+  // yet placed are skipped and those two waves are counted again for them (SpanRepeater,
+  // `skipped / measured` times: time, energy and statistics). The wave in flight and the last
+  // partial wave are simulated, so the kernel's tail and its wave quantization are simulated.
+  static constexpr double kWaveSampleTolerance = 0.03;
+  struct WaveSample {
+    std::uint64_t resident = 0;                        // CTAs that run at once; 0: the kernel is not sampled
+    std::unique_ptr<SpanRepeater::Mark> before, span;  // the previous wave's start, this one's
+    SmCounts at_before, at_span;
+    std::uint64_t completed_at_before = 0, completed_at_span = 0;
+    double rate_before = 0;  // the previous wave's CTAs a second
+    bool decided = false;
+  };
+  WaveSample wave_sample(const Pending& p) const;
+  // At a window boundary, the whole GPU at one cycle (SystemC time), with `completed` CTAs done.
+  void sample_waves(WaveSample& s, std::uint64_t completed, CtaQueue& queue);
   // The run's fixed figures and its first CTAs placed; end_kernel counts it.
   KernelRun begin_kernel(const Pending& p, std::uint64_t start, CtaQueue& ctas);
   void end_kernel(const Pending& p, KernelRun& r);
@@ -243,6 +268,7 @@ class Gpu : public Component, public tlm::tlm_mm_interface, public PackageDevice
 
   Counter& kernels_;
   Counter& ctas_;
+  Counter& skipped_ctas_;
   Counter& warp_instructions_;
   Counter& sm_busy_cycles_;
 };

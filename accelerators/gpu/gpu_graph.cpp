@@ -56,6 +56,7 @@ void Gpu::load_graph(std::shared_ptr<const OpGraph> graph) {
   if (!host_) {  // in a package, summary.json is the package's
     ctx.report("simulated_layers", stat_name("reuse.simulated_layers"));
     ctx.report("reused_layers", stat_name("reuse.reused_layers"));
+    if (ctx.sample_waves()) ctx.report("skipped_ctas", stat_name("sample.skipped_ctas"));
     ctx.report("latency_s", stat_name("latency"));
     ctx.report("flops", stat_name("flops"));
     ctx.report("achieved_tflops", stat_name("achieved_tflops"));
@@ -73,7 +74,10 @@ void Gpu::launch_graph() {
     if (row.reused) continue;
     if (row.kernel) {
       ++g.launched;
-      launch(row.kernel->launch, [this, i](const KernelRun& r) { graph_kernel_done(i, r); });
+      // Reported time is one for the whole run: a GPU of a package, timed with the others, does
+      // not sample (as it does not reuse layers).
+      launch(
+          row.kernel->launch, [this, i](const KernelRun& r) { graph_kernel_done(i, r); }, host_ == nullptr);
       continue;
     }
     // A collective: the stream drains, then waits for the package.
@@ -281,10 +285,11 @@ void Gpu::graph_kernel_done(std::size_t i, const KernelRun& r) {
   row.dram_bytes = dram - g.dram;
   row.l2_hits = l2_->hit_sectors() - g.hits;
   row.l2_misses = l2_->miss_sectors() - g.misses;
-  g.dram = dram;
+  if (g.run_of_row[i] >= 0) graph_layer_done(i);
+  // After the layer's repeats, which add to the L2's counters: the next kernel's are its own.
+  g.dram = l2_->dram_read_bytes() + l2_->dram_write_bytes();
   g.hits = l2_->hit_sectors();
   g.misses = l2_->miss_sectors();
-  if (g.run_of_row[i] >= 0) graph_layer_done(i);
 }
 
 bool Gpu::graph_finished() const { return graph_ && graph_->done == graph_->rows.size(); }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/stats.h"
+
 namespace strata {
 
 GpuL2::GpuL2(const L2Config& c, int sms, Deliver deliver, DramRequest dram)
@@ -125,6 +127,21 @@ void GpuL2::dram_done(std::uint64_t tag, std::uint64_t cycle) {
   // Released last: deliver_ may send the SM's next accesses, but not to this L2 (the GPU
   // collects them for the next window), so `f` stays valid above.
   fills_.release(tag);
+}
+
+std::vector<double> GpuL2::counters() const {
+  std::vector<double> c;
+  for (const std::uint64_t* n :
+       {&hit_sectors_, &miss_sectors_, &write_sectors_, &far_, &dram_read_bytes_, &dram_write_bytes_})
+    c.push_back(static_cast<double>(*n));
+  return c;
+}
+
+void GpuL2::repeat_counters(const std::vector<double>& since, double times) {
+  std::size_t i = 0;
+  for (std::uint64_t* n :
+       {&hit_sectors_, &miss_sectors_, &write_sectors_, &far_, &dram_read_bytes_, &dram_write_bytes_})
+    *n += scaled_count(*n - static_cast<std::uint64_t>(since.at(i++)), times);
 }
 
 }  // namespace strata

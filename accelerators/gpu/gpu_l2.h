@@ -57,6 +57,10 @@ class GpuL2 {
   std::uint64_t dram_read_bytes() const { return dram_read_bytes_; }
   std::uint64_t dram_write_bytes() const { return dram_write_bytes_; }
   std::uint64_t far_accesses() const { return far_; }
+  // sim.reuse and sim.sample (sim/reuse.h): the counters above as they stand, and `times` more of
+  // what they gained since `since`, an earlier counters().
+  std::vector<double> counters() const;
+  void repeat_counters(const std::vector<double>& since, double times);
 
  private:
   int slice_of(std::uint64_t line) const;

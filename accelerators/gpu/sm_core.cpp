@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/stats.h"
+
 namespace strata {
 
 namespace {
@@ -15,21 +17,22 @@ std::uint64_t div_up(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b;
 
 }  // namespace
 
-void SmCounts::add(const SmCounts& c, std::uint64_t times) {
-  warp_instructions += c.warp_instructions * times;
+void SmCounts::add(const SmCounts& c, double times) {
+  const auto times_of = [times](std::uint64_t n) { return scaled_count(n, times); };
+  warp_instructions += times_of(c.warp_instructions);
   for (int op = 0; op < kWarpOps; ++op) {
-    by_op[op] += c.by_op[op] * times;
-    thread_ops[op] += c.thread_ops[op] * times;
+    by_op[op] += times_of(c.by_op[op]);
+    thread_ops[op] += times_of(c.thread_ops[op]);
   }
-  for (const auto& [f, n] : c.tensor_macs) tensor_macs[f] += n * times;
-  shared_wavefronts += c.shared_wavefronts * times;
-  shared_bytes += c.shared_bytes * times;
-  dsm_bytes += c.dsm_bytes * times;
-  l1_hit_sectors += c.l1_hit_sectors * times;
-  l1_miss_sectors += c.l1_miss_sectors * times;
-  store_sectors += c.store_sectors * times;
-  rf_reads += c.rf_reads * times;
-  rf_writes += c.rf_writes * times;
+  for (const auto& [f, n] : c.tensor_macs) tensor_macs[f] += times_of(n);
+  shared_wavefronts += times_of(c.shared_wavefronts);
+  shared_bytes += times_of(c.shared_bytes);
+  dsm_bytes += times_of(c.dsm_bytes);
+  l1_hit_sectors += times_of(c.l1_hit_sectors);
+  l1_miss_sectors += times_of(c.l1_miss_sectors);
+  store_sectors += times_of(c.store_sectors);
+  rf_reads += times_of(c.rf_reads);
+  rf_writes += times_of(c.rf_writes);
 }
 
 SmCounts SmCounts::since(const SmCounts& then) const {

@@ -126,7 +126,7 @@ struct SmCounts {
   std::uint64_t busy_cycles = 0;  // cycles with at least one resident warp
   std::uint64_t ctas = 0;
   // Adds `times` x `c` (the events, not busy_cycles and ctas, which the caller knows).
-  void add(const SmCounts& c, std::uint64_t times = 1);
+  void add(const SmCounts& c, double times = 1);
   // What these counts gained since `earlier` (ctas and busy cycles included).
   SmCounts since(const SmCounts& earlier) const;
 };

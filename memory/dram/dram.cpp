@@ -445,10 +445,11 @@ std::vector<double> Dram::reuse_totals(const sc_core::sc_time& now) const {
   return totals;
 }
 
-void Dram::repeat_totals(const std::vector<double>& since, std::uint64_t times, const sc_core::sc_time& now) {
+void Dram::repeat_totals(const std::vector<double>& since, double times, const sc_core::sc_time& now) {
   const std::vector<double> totals = reuse_totals(now);
   for (std::size_t i = 0; i < channels_.size(); ++i)
-    channels_[i]->ctrl->add_active_rank_cycles(times * static_cast<std::uint64_t>(totals[i] - since.at(i)));
+    channels_[i]->ctrl->add_active_rank_cycles(
+        scaled_count(static_cast<std::uint64_t>(totals[i] - since.at(i)), times));
 }
 
 void Dram::finalize(const sc_core::sc_time& end) {

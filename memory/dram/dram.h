@@ -50,7 +50,7 @@ class Dram : public Component, public MemoryTarget, public AnalyticMemory {
   double dynamic_energy_j() const override;
   // sim.reuse: the channels' active-rank cycles (background energy).
   std::vector<double> reuse_totals(const sc_core::sc_time& now) const override;
-  void repeat_totals(const std::vector<double>& since, std::uint64_t times, const sc_core::sc_time& now) override;
+  void repeat_totals(const std::vector<double>& since, double times, const sc_core::sc_time& now) override;
   std::uint64_t bytes_moved() const { return bytes_read_.count() + bytes_written_.count(); }
   // The controller section of a validated dram node; throws InputError for settings the
   // standard does not have (per-bank refresh on DDR4) or that contradict each other.

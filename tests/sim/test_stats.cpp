@@ -217,6 +217,34 @@ TEST(Stats, RepeatEqualsSimulatingTheSpanAgain) {
   EXPECT_DOUBLE_EQ(reused.series.values()[55], full.series.values()[55]);
 }
 
+// sim.sample: a span counted a fractional number of times. Counts round to whole ones and a
+// distribution's count stays the sum of its values' (or buckets') counts.
+TEST(Stats, FractionalRepeatScalesTheSpanAndRoundsCounts) {
+  Recorder r;
+  for (int i = 0; i < 5000; ++i) r.wide.sample(i);  // a histogram
+  span(r, 0, 1);
+  std::map<std::string, std::unique_ptr<strata::Stat>> before;
+  for (const auto& [name, stat] : r.r.all()) before.emplace(name, stat->snapshot(10));
+  span(r, 10, 2);
+  const auto sum = [](const strata::TimeSeries& t) {
+    double total = 0;
+    for (double v : t.values()) total += v;
+    return total;
+  };
+  const double series_span = sum(r.series) - sum(static_cast<const strata::TimeSeries&>(*before.at("series")));
+  const double series_before = sum(r.series);
+  for (const auto& [name, stat] : r.r.all()) stat->repeat(*before.at(name), 1.5, 20, 15);
+  EXPECT_EQ(r.c.count(), 40u + 30u);  // 2 a sample
+  EXPECT_EQ(r.a.count(), 20u + 15u);
+  EXPECT_DOUBLE_EQ(r.wide.field("count"), 5020 + 15);
+  EXPECT_DOUBLE_EQ(r.wide.field("p100"), r.wide.field("max"));
+  EXPECT_NEAR(r.exact.field("count"), 20 + 15, 3);  // each value's count rounds on its own
+  EXPECT_DOUBLE_EQ(r.exact.field("p100"), r.exact.field("max"));
+  EXPECT_NEAR(sum(r.series), series_before + 1.5 * series_span, 1e-9);
+  EXPECT_EQ(strata::scaled_count(7, 0.5), 4u);
+  EXPECT_EQ(strata::scaled_count(10, 1.0), 10u);
+}
+
 TEST(Stats, ReportedTimeInsertsSpansAtTheirInstants) {
   strata::ReportedTime t;
   EXPECT_DOUBLE_EQ(t(5.0), 5.0);
