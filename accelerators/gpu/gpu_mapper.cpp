@@ -62,6 +62,18 @@ struct FusionCandidate {
   int fused = 1;
 };
 
+// Element-wise operators a product's epilogue applies to its result (GemmEpilogue).
+bool epilogue_fusible(OpKind k) { return k == OpKind::Gelu || k == OpKind::Silu || k == OpKind::Relu; }
+
+// The product the mapper lowered last, while an activation reading its result may still join
+// its epilogue.
+struct EpilogueCandidate {
+  std::size_t op = 0;    // index in GpuProgram::ops
+  std::size_t next = 0;  // the index the next fused operator must have
+  GemmProblem problem;
+  std::optional<GemmConfig> config;  // empty: a GEMV
+};
+
 // `next` reading `first`'s result `at` merged into one kernel: the result stays in registers
 // unless `keep` (another operator reads it too: written as well, as vLLM's fused_add_rms_norm
 // writes the residual). Nothing when their row shapes differ.
@@ -106,9 +118,10 @@ const KindSpec& gpu_kernels_spec() {
                         "exceeds 8x the mean")
               .def("auto"));
     s.add(param::boolean("fuse",
-                         "fuse adjacent element-wise and normalisation operators into one kernel and merge "
-                         "projections of one input into one product, as vLLM's fused_add_rms_norm, "
-                         "silu_and_mul, qkv_proj and gate_up_proj do")
+                         "fuse adjacent element-wise and normalisation operators into one kernel, merge "
+                         "projections of one input into one product, and apply a product's activation "
+                         "(gelu, silu, relu) in its epilogue, as vLLM's fused_add_rms_norm, silu_and_mul, "
+                         "qkv_proj and gate_up_proj and cuBLASLt's GELU_BIAS epilogue do")
               .def("true"));
     return s;
   }();
@@ -215,6 +228,7 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
   for (const Operator& op : graph.ops())
     for (const TensorId t : op.inputs) ++readers[static_cast<std::size_t>(t)];
   std::optional<FusionCandidate> open;  // the streaming kernel later operators may fuse into
+  std::optional<EpilogueCandidate> product;  // the product an activation may join
 
   for (const OpId id : order) {
     const Operator& op = graph.op(id);
@@ -248,6 +262,14 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
           if (group != merged.end())
             for (std::size_t g = 1; g < group->second.size(); ++g) p.n += graph.op(group->second[g]).dim("n");
           product_operands(op, p);
+          // A linear layer's bias is added in the epilogue (merged projections: the first one's
+          // bias address, for all of their columns).
+          if (op.kind != OpKind::BatchedGemm && op.inputs.size() > 2) {
+            p.epilogue.bias = at(op.inputs[2]);
+            p.epilogue.bias_bytes = bpe(op.inputs[2]);
+            p.epilogue.flops = static_cast<double>(p.m) * static_cast<double>(p.n);
+          }
+          std::optional<GemmConfig> config;
           if (p.m <= kGemvMaxRows && p.batch == 1) {
             lowered.kernels = make_gemv(p, target, workspace);
             lowered.config = "gemv";
@@ -261,7 +283,10 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
             }
             lowered.kernels = make_gemm(p, it->second.config, target, workspace);
             lowered.config = it->second.config.label();
+            config = it->second.config;
           }
+          if (group == merged.end() && op.kind != OpKind::BatchedGemm)  // one result: an activation may join
+            product = EpilogueCandidate{out.ops.size(), out.ops.size() + 1, p, config};
           if (group != merged.end())
             lowered.kernels.front().choices["merged_ops"] = static_cast<double>(group->second.size());
           if (lowered.kernels.size() > 1)
@@ -373,6 +398,26 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
           w.sfu_per_element = shape.sfu;
           w.row = row;
           w.passes = std::max(1, shape.passes);
+          // An activation of the product just lowered, which nothing else reads, joins its epilogue.
+          if (product && kernel_choices.fuse && epilogue_fusible(op.kind) && product->next == out.ops.size() &&
+              op.inputs.size() == 1 && at(op.inputs[0]) == product->problem.c &&
+              readers[static_cast<std::size_t>(op.inputs[0])] == 1) {
+            GemmProblem& p = product->problem;
+            p.epilogue.fp32 += w.fp32_per_element;
+            p.epilogue.sfu += w.sfu_per_element;
+            p.epilogue.flops += lowered.flops;
+            ++p.epilogue.ops;
+            p.c = at(op.outputs[0]);
+            p.c_bytes = bpe(op.outputs[0]);
+            GpuLoweredOp& into = out.ops[product->op];
+            into.kernels =
+                product->config ? make_gemm(p, *product->config, target, workspace) : make_gemv(p, target, workspace);
+            into.min_bytes = 0;
+            for (const GpuKernel& k : into.kernels) into.min_bytes += k.min_bytes;
+            lowered.config = "fused into " + into.name + "'s epilogue";
+            product->next = out.ops.size() + 1;
+            break;
+          }
           // Fused into the kernel just emitted when this reads its result.
           if (open && kernel_choices.fuse && fusible(op.kind) && open->op + 1 == out.ops.size()) {
             for (const TensorId t : op.inputs) {
@@ -411,6 +456,7 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
     }
     for (const GpuKernel& k : lowered.kernels) lowered.min_bytes += k.min_bytes;
     if (!(fusible(op.kind) && open && open->op == out.ops.size())) open.reset();
+    if (product && product->next != out.ops.size() + 1 && product->op != out.ops.size()) product.reset();
     out.ops.push_back(std::move(lowered));
   }
   out.memory_bytes = workspace + workspace_bytes;

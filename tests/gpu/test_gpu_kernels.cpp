@@ -203,6 +203,43 @@ TEST(GpuGraph, LayerReuseLandsOnTheFullRun) {
     EXPECT_NEAR(l2("layers", stat), l2("none", stat), 0.02 * l2("none", stat)) << stat;
 }
 
+TEST(GpuGraph, BiasAndGeluJoinTheProductsEpilogue) {
+  // A small GPT-2 (biases everywhere, GELU between its feed-forward products). With
+  // kernels.fuse the up projection's GEMM (prefill) or GEMV (decode) adds its bias and applies
+  // the GELU before its stores, as cuBLASLt's GELU_BIAS epilogue: no GELU launch, the product's
+  // row reports epilogue_ops, and the step saves the launch (4.75 us) less the epilogue's math.
+  TempDir dir;
+  for (const char* phase : {"prefill", "decode"}) {
+    const std::string e = dir.write(
+        std::string(phase) + ".yaml",
+        "name: gpt2\nhardware: {extends: " + source_path("configs/hardware/gpu/h100-sxm.yaml") +
+            "}\nworkload: {kind: transformer, phase: " + phase +
+            ", batch: 1, prompt_len: 128, gen_tokens: 1, model: {extends: " + source_path("configs/models/gpt2.yaml") +
+            ", layers: 2, hidden: 512, heads: 8, ffn_hidden: 2048, vocab: 1024}, quant: {weights: fp16, "
+            "activations: fp16, kv_cache: fp16, accumulate: fp32}}\n");
+    const auto run = [&](const std::string& fuse) {
+      const std::string out = dir.file(std::string(phase) + fuse);
+      const CommandResult r =
+          run_strata("run -q '" + e + "' --set hardware.kernels.fuse=" + fuse + " -o '" + out + "'");
+      EXPECT_EQ(r.code, 0) << r.err;
+      return r.code == 0 ? json_file(out + "/stats.json")["hardware"] : nlohmann::json::object();
+    };
+    const nlohmann::json fused = run("true"), apart = run("false");
+    ASSERT_TRUE(fused.contains("launches") && apart.contains("launches")) << phase;
+    for (const char* layer : {"l0", "l1"}) {
+      const nlohmann::json& f = fused["launches"]["s0"][layer]["ffn"];
+      EXPECT_EQ(f["up"]["epilogue_ops"]["value"].get<double>(), 1) << phase << layer;
+      EXPECT_FALSE(f.contains("gelu")) << phase << layer;
+      EXPECT_TRUE(apart["launches"]["s0"][layer]["ffn"].contains("gelu")) << phase << layer;
+      EXPECT_FALSE(apart["launches"]["s0"][layer]["ffn"]["up"].contains("epilogue_ops")) << phase << layer;
+      // The epilogue's math costs the product less than a launch of its own.
+      EXPECT_LT(f["up"]["time"]["value"].get<double>() -
+                    apart["launches"]["s0"][layer]["ffn"]["up"]["time"]["value"].get<double>(),
+                4.75e-6);
+    }
+  }
+}
+
 TEST(GpuGroupedGemm, ExpertsWithoutTokensCostNothing) {
   // One Mixtral-shaped MoE block (hidden 512, expert hidden 2048, MXFP4 experts, FP8
   // activations) over 16 tokens from a routing trace: every token to experts 0 and 1, or the

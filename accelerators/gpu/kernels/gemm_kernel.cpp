@@ -80,6 +80,15 @@ std::uint64_t k_offset(std::uint64_t tile, int tile_k, double bytes) {
   return static_cast<std::uint64_t>(std::ceil(static_cast<double>(tile) * tile_k * bytes));
 }
 
+// Accumulator registers the epilogue's math writes (apart from the main loops' own).
+constexpr std::uint8_t kEpilogue = 200;
+
+// The bias of a CTA's tile: the same for every tile row and batch, the next tile_n values for
+// the next tile column.
+std::array<std::int64_t, 4> bias_cta(const GemmConfig& g, const GemmProblem& p) {
+  return {static_cast<std::int64_t>(std::ceil(g.tile_n * p.epilogue.bias_bytes)), 0, 0, 0};
+}
+
 // Stores of `rows` rows of `row_bytes` bytes each (pitch apart) from `base`, 16 bytes a lane.
 void store_rows(WarpProgram& w, std::uint64_t base, std::uint64_t rows, std::uint64_t row_bytes, std::uint64_t pitch,
                 const std::array<std::int64_t, 4>& cta) {
@@ -257,6 +266,13 @@ GpuKernel tma_wgmma(const GemmProblem& p, const GemmConfig& g, const Plan& q, co
     drain.pending = 0;
     cw.epilogue.push_back(drain);
     const std::uint64_t first_row = static_cast<std::uint64_t>(c) * 16;
+    const auto tile_cols = static_cast<std::uint64_t>(std::min<std::int64_t>(g.tile_n, p.n));
+    if (first_row < rows && g.split_k <= 1)  // with split-K the reduction kernel runs the epilogue
+      append_epilogue(cw.epilogue, p.epilogue,
+                      static_cast<double>(std::min<std::uint64_t>(16, rows - first_row) * tile_cols) / 32, kEpilogue,
+                      p.epilogue.bias,
+                      static_cast<std::uint64_t>(std::ceil(static_cast<double>(tile_cols) * p.epilogue.bias_bytes)),
+                      bias_cta(g, p));
     if (first_row < rows)
       store_rows(cw, q.c_base + first_row * q.pitch_c, std::min<std::uint64_t>(16, rows - first_row),
                  static_cast<std::uint64_t>(std::ceil(static_cast<double>(std::min<std::int64_t>(g.tile_n, p.n)) * q.c_bytes)),
@@ -378,6 +394,18 @@ GpuKernel cp_async_mma(const GemmProblem& p, const GemmConfig& g, const Plan& q,
     const std::uint64_t first_row = mw * static_cast<std::uint64_t>(wm);
     const std::uint64_t first_col = nw * static_cast<std::uint64_t>(wn);
     const auto cols = static_cast<std::uint64_t>(std::min<std::int64_t>(g.tile_n, p.n));
+    if (first_row < rows && first_col < cols && g.split_k <= 1) {
+      const std::uint64_t warp_cols = std::min<std::uint64_t>(static_cast<std::uint64_t>(wn), cols - first_col);
+      append_epilogue(
+          pw.epilogue, p.epilogue,
+          static_cast<double>(std::min<std::uint64_t>(static_cast<std::uint64_t>(wm), rows - first_row) * warp_cols) /
+              32,
+          kEpilogue,
+          p.epilogue.bias +
+              static_cast<std::uint64_t>(std::ceil(static_cast<double>(first_col) * p.epilogue.bias_bytes)),
+          static_cast<std::uint64_t>(std::ceil(static_cast<double>(warp_cols) * p.epilogue.bias_bytes)),
+          bias_cta(g, p));
+    }
     if (first_row < rows && first_col < cols)
       store_rows(pw, q.c_base + first_row * q.pitch_c + static_cast<std::uint64_t>(std::ceil(first_col * q.c_bytes)),
                  std::min<std::uint64_t>(static_cast<std::uint64_t>(wm), rows - first_row),
@@ -406,15 +434,21 @@ std::vector<GpuKernel> make_gemm(const GemmProblem& p, const GemmConfig& config,
   main.generator = std::string("gemm.") + gemm_main_loop_name(config.main_loop);
   main.choices = {{"tile_m", config.tile_m}, {"tile_n", config.tile_n},   {"tile_k", config.tile_k},
                   {"stages", q.stages},      {"split_k", config.split_k}, {"cluster", config.cluster_m}};
-  main.flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) * static_cast<double>(p.batch);
+  main.flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) *
+                   static_cast<double>(p.batch) +
+               p.epilogue.flops;
+  if (p.epilogue.ops > 0) main.choices["epilogue_ops"] = p.epilogue.ops;
   const double mn = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.batch);
   const double operands = static_cast<double>(p.m) * static_cast<double>(p.k) * p.a_bytes * static_cast<double>(p.batch) +
                           static_cast<double>(p.n) * static_cast<double>(p.k) * p.b_bytes * static_cast<double>(p.batch);
-  main.min_bytes = static_cast<std::uint64_t>(operands + mn * q.c_bytes);
-  main.launch.expected_dram_bytes = static_cast<std::uint64_t>(gemm_dram_bytes(p, config, target) - (config.split_k > 1 ? mn * (config.split_k * 4.0 + p.c_bytes) : 0));
+  const double bias = static_cast<double>(p.n) * p.epilogue.bias_bytes * static_cast<double>(p.batch);
+  main.min_bytes = static_cast<std::uint64_t>(operands + bias + mn * q.c_bytes);
+  main.launch.expected_dram_bytes = static_cast<std::uint64_t>(
+      gemm_dram_bytes(p, config, target) + bias - (config.split_k > 1 ? mn * (config.split_k * 4.0 + p.c_bytes) : 0));
   std::vector<GpuKernel> out{std::move(main)};
   if (config.split_k > 1)
-    out.push_back(make_split_k_reduction(p.name, mn, config.split_k, workspace, p.c, p.c_bytes, target));
+    out.push_back(make_split_k_reduction(p.name, mn, config.split_k, workspace, p.c, p.c_bytes, target, p.epilogue,
+                                         static_cast<double>(p.n)));
   return out;
 }
 

@@ -45,6 +45,7 @@ struct GemmProblem {
   double a_bytes = 2, b_bytes = 2;  // storage bytes per element, scales included
   double c_bytes = 2;
   std::uint64_t a = 0, b = 0, c = 0;  // where the operands start in global memory
+  GemmEpilogue epilogue;              // a bias and fused element-wise operators on C
 };
 
 enum class GemmMainLoop { TmaWgmma, CpAsyncMma };

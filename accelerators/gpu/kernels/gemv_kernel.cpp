@@ -86,8 +86,20 @@ std::vector<GpuKernel> make_gemv(const GemmProblem& p, const GpuKernelTarget& t,
       w.epilogue.push_back(warp_op(WarpOp::Int, kShuffle, {acc}));
       w.epilogue.push_back(warp_op(WarpOp::Fp32, acc, {acc, kShuffle}));
     }
-  // Lane 0 writes the row's m results (FP32 partials with split-K).
+  // Lane 0 writes the row's m results (FP32 partials with split-K), after the epilogue (with
+  // split-K the reduction kernel runs it): the row's bias value and the fused operators.
   const bool split = splits > 1;
+  if (!split) {
+    const auto bias_bytes = static_cast<std::uint64_t>(std::ceil(p.epilogue.bias_bytes));
+    const std::size_t first = w.epilogue.size();
+    append_epilogue(w.epilogue, p.epilogue, m, kAcc, p.epilogue.bias, bias_bytes, {0, 0, 0, 0}, 1);
+    for (std::size_t i = first; i < w.epilogue.size(); ++i)
+      if (w.epilogue[i].op == WarpOp::Ldg) {  // one value a row: lane 0's, `bias_bytes` wide
+        w.epilogue[i].width = static_cast<std::uint8_t>(bias_bytes <= 4 ? 4 : bias_bytes <= 8 ? 8 : 16);
+        w.epilogue[i].active_mask = 1;
+        w.epilogue[i].warp_stride = static_cast<std::int64_t>(bias_bytes);
+      }
+  }
   const double out_bytes = split ? 4.0 : p.c_bytes;
   const auto per_row = static_cast<std::uint64_t>(std::ceil(m * out_bytes));
   for (std::uint64_t first = 0; first < per_row; first += 16) {
@@ -113,12 +125,15 @@ std::vector<GpuKernel> make_gemv(const GemmProblem& p, const GpuKernelTarget& t,
   const double weights = static_cast<double>(p.n) * row_bytes;
   const double x = static_cast<double>(m) * static_cast<double>(x_row);
   const double y = static_cast<double>(p.n) * m * out_bytes * splits;
-  k.expected_dram_bytes = static_cast<std::uint64_t>(weights + x + y);
-  g.min_bytes = static_cast<std::uint64_t>(weights + x + static_cast<double>(p.n) * m * p.c_bytes);
-  g.flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
+  const double bias = static_cast<double>(p.n) * p.epilogue.bias_bytes;
+  k.expected_dram_bytes = static_cast<std::uint64_t>(weights + x + y + bias);
+  g.min_bytes = static_cast<std::uint64_t>(weights + x + bias + static_cast<double>(p.n) * m * p.c_bytes);
+  g.flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) + p.epilogue.flops;
+  if (p.epilogue.ops > 0) g.choices["epilogue_ops"] = p.epilogue.ops;
   std::vector<GpuKernel> out{std::move(g)};
   if (split)
-    out.push_back(make_split_k_reduction(p.name, static_cast<double>(p.n) * m, splits, workspace, p.c, p.c_bytes, t));
+    out.push_back(make_split_k_reduction(p.name, static_cast<double>(p.n) * m, splits, workspace, p.c, p.c_bytes, t,
+                                         p.epilogue, static_cast<double>(p.n)));
   return out;
 }
 

@@ -1,5 +1,8 @@
 #include "accelerators/gpu/kernels/kernel_target.h"
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -61,6 +64,37 @@ std::pair<std::int32_t, std::uint32_t> tile_lanes(std::vector<std::uint64_t>& po
     pool.push_back(base + o / row_bytes * pitch + o % row_bytes);
   }
   return {index, mask};
+}
+
+void append_epilogue(std::vector<WarpInstruction>& out, const GemmEpilogue& e, double elements, std::uint8_t acc,
+                     std::uint64_t bias, std::uint64_t bias_bytes, const std::array<std::int64_t, 4>& bias_cta,
+                     std::uint32_t lanes) {
+  constexpr std::uint8_t kBias = 250;  // a register no generator's accumulators reach
+  const bool has_bias = e.bias_bytes > 0 && bias_bytes > 0;
+  for (std::uint64_t first = 0; has_bias && first < bias_bytes; first += 32 * 16) {
+    const std::uint64_t lanes_used = std::min<std::uint64_t>(32, (bias_bytes - first + 15) / 16);
+    WarpInstruction ld = warp_global(WarpOp::Ldg, bias + first, 16, 16, kBias);
+    ld.active_mask = lanes_used >= 32 ? 0xffffffffu : (1u << lanes_used) - 1;
+    ld.cta_stride = bias_cta;
+    out.push_back(ld);
+  }
+  const auto count = [elements](double per_element) {
+    return static_cast<int>(std::ceil(elements * per_element - 1e-9));
+  };
+  const int fp32 = count(e.fp32_per_element()), sfu = count(e.sfu);
+  for (int i = 0; i < std::max(fp32, sfu); ++i) {
+    const auto r = static_cast<std::uint8_t>(acc + i % 8);
+    if (i < fp32) {
+      WarpInstruction op = i == 0 && has_bias ? warp_op(WarpOp::Fp32, r, {r, kBias}) : warp_op(WarpOp::Fp32, r, {r});
+      op.active_mask = lanes;
+      out.push_back(op);
+    }
+    if (i < sfu) {
+      WarpInstruction op = warp_op(WarpOp::Sfu, r, {r});
+      op.active_mask = lanes;
+      out.push_back(op);
+    }
+  }
 }
 
 }  // namespace strata

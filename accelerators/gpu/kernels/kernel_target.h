@@ -4,6 +4,7 @@
 // assign_control_bits, so they serve both the scoreboard and the control-bits SM.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -42,8 +43,21 @@ struct GpuKernel {
   std::uint64_t min_bytes = 0;  // each operand read and each result written once
   std::string generator;        // "gemm.tma_wgmma", "gemv", "elementwise", ...
   // The generator's choices, reported per launch: a GEMM's tile_m, tile_n, tile_k, stages,
-  // split_k and cluster; a GEMV's split_k.
+  // split_k and cluster; a GEMV's split_k; a product's epilogue_ops (activations it applies).
   std::map<std::string, double> choices;
+};
+
+// What a product's epilogue does to each element of its result before the store, as CUTLASS's
+// epilogues and cuBLASLt's bias and GELU epilogues do: add a bias (one value per column of C, a
+// linear layer's third input) and apply the element-wise operators the mapper fused into the
+// product (gpu_mapper.h, kernels.fuse). With split-K the reduction kernel does it.
+struct GemmEpilogue {
+  std::uint64_t bias = 0;    // where the bias starts
+  double bias_bytes = 0;     // per value; 0: no bias
+  double fp32 = 0, sfu = 0;  // the fused operators' instructions per element (the bias add aside)
+  double flops = 0;          // theirs (and the bias adds), counted with the product's kernel
+  int ops = 0;               // operators fused
+  double fp32_per_element() const { return fp32 + (bias_bytes > 0 ? 1 : 0); }
 };
 
 // Instruction helpers for generators.
@@ -57,5 +71,13 @@ WarpInstruction warp_global(WarpOp op, std::uint64_t base, int width, std::int32
 std::pair<std::int32_t, std::uint32_t> tile_lanes(std::vector<std::uint64_t>& pool, std::uint64_t base,
                                                   std::uint64_t first, std::uint64_t tile_bytes,
                                                   std::uint64_t row_bytes, std::uint64_t pitch);
+// A warp's epilogue on `elements` results a lane: its loads of `bias_bytes` bytes of bias from
+// `bias` on (16 bytes a lane; `bias_cta` moves them with the CTA's tile, as
+// WarpInstruction::cta_stride), then the FP32 and SFU instructions, on accumulator registers
+// from `acc` on (eight of them), ahead of the result's stores. `lanes` is the active mask of the
+// math (1: lane 0 holds the results, as a GEMV's row sum).
+void append_epilogue(std::vector<WarpInstruction>& out, const GemmEpilogue& e, double elements, std::uint8_t acc,
+                     std::uint64_t bias, std::uint64_t bias_bytes, const std::array<std::int64_t, 4>& bias_cta,
+                     std::uint32_t lanes = 0xffffffffu);
 
 }  // namespace strata

@@ -96,13 +96,18 @@ GpuKernel make_streaming(const StreamingWork& w, const GpuKernelTarget& t) {
 }
 
 GpuKernel make_split_k_reduction(const std::string& name, double elements, int splits, std::uint64_t workspace,
-                                 std::uint64_t c, double c_bytes, const GpuKernelTarget& target) {
+                                 std::uint64_t c, double c_bytes, const GpuKernelTarget& target,
+                                 const GemmEpilogue& epilogue, double columns) {
   StreamingWork r;
   r.name = name + ".split_k_reduce";
   r.elements = elements;
   r.reads = {{workspace, static_cast<std::uint64_t>(elements * 4.0 * splits)}};
+  if (epilogue.bias_bytes > 0)  // a broadcast: each value serves a column's every row
+    r.reads.push_back(
+        {epilogue.bias, static_cast<std::uint64_t>(std::ceil(columns * epilogue.bias_bytes)), epilogue.bias_bytes});
   r.writes = {{c, static_cast<std::uint64_t>(elements * c_bytes)}};
-  r.fp32_per_element = splits;
+  r.fp32_per_element = splits + epilogue.fp32_per_element();
+  r.sfu_per_element = epilogue.sfu;
   return make_streaming(r, target);
 }
 

@@ -39,9 +39,10 @@ struct StreamingWork {
 GpuKernel make_streaming(const StreamingWork& w, const GpuKernelTarget& target);
 
 // Parallel split-K's second kernel: `splits` FP32 partials of each of `elements` outputs from
-// `workspace` in, one FP32 add per partial, the outputs (`c_bytes` each) to `c` out. Named
-// `<name>.split_k_reduce`.
+// `workspace` in, one FP32 add per partial, the product's epilogue (its bias: one value for each
+// of `columns`), the outputs (`c_bytes` each) to `c` out. Named `<name>.split_k_reduce`.
 GpuKernel make_split_k_reduction(const std::string& name, double elements, int splits, std::uint64_t workspace,
-                                 std::uint64_t c, double c_bytes, const GpuKernelTarget& target);
+                                 std::uint64_t c, double c_bytes, const GpuKernelTarget& target,
+                                 const GemmEpilogue& epilogue = {}, double columns = 0);
 
 }  // namespace strata
