@@ -113,6 +113,11 @@ const KindSpec& gpu_kernels_spec() {
     s.add(param::choice("gemm_main_loop", {"auto", "tma_wgmma", "cp_async_mma"},
                         "auto: the GPU's latest (tma_wgmma with wgmma and TMA, else cp_async_mma)")
               .def("auto"));
+    s.add(param::choice("attention", {"auto", "flash2", "flash3"},
+                        "prefill attention's kernel (attention_kernel.h): FlashAttention-2's mma.sync kernel or "
+                        "FlashAttention-3's TMA and wgmma one; auto: flash3 on a GPU with wgmma and TMA for heads "
+                        "of at most 256, else flash2")
+              .def("auto"));
     s.add(param::choice("spmm_partition", {"auto", "row_split", "merge"},
                         "how an SpMM's rows are dealt to warps (sparse_kernel.h); auto: merge when the longest row "
                         "exceeds 8x the mean")
@@ -149,6 +154,10 @@ GpuKernelChoices read_kernel_choices(const ValidatedNode& kernels) {
                  : spmm == "merge"   ? SpmmPartition::Merge
                                      : SpmmPartition::Auto;
   choices.fuse = p.flag("fuse");
+  const std::string attention = p.string("attention");
+  choices.attention = attention == "flash2"   ? AttentionKernel::Flash2
+                      : attention == "flash3" ? AttentionKernel::Flash3
+                                              : AttentionKernel::Auto;
   return choices;
 }
 
@@ -313,8 +322,8 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
             a.k = at(op.inputs[1]);
             a.v = op.inputs.size() > 2 ? at(op.inputs[2]) : a.k;  // MLA: the latent serves as the values
             a.o = at(op.outputs[0]);
-            lowered.kernels.push_back(make_flash_attention(a, target));
-            lowered.config = "flash2";
+            lowered.kernels.push_back(make_flash_attention(a, target, kernel_choices.attention));
+            lowered.config = attention_kernel_name(choose_attention_kernel(a, target, kernel_choices.attention));
             break;
           }
           StreamingWork w;

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "accelerators/gpu/kernels/attention_kernel.h"
 #include "accelerators/gpu/kernels/gemm_kernel.h"
 #include "accelerators/gpu/kernels/sparse_kernel.h"
 #include "sim/schema.h"
@@ -63,6 +64,7 @@ struct GpuProgram {
 struct GpuKernelChoices {
   GemmConstraints gemm;
   SpmmPartition spmm = SpmmPartition::Auto;
+  AttentionKernel attention = AttentionKernel::Auto;
   bool fuse = true;                   // fused streaming kernels and merged projections
   bool external_collectives = false;  // in a package: collectives become external ops
 };

@@ -17,6 +17,7 @@ namespace {
 constexpr int kFaWarps = 4;
 constexpr int kFaRows = 128;                    // Br: queries a CTA
 constexpr int kFaWarpRows = kFaRows / kFaWarps;  // 32: two m16 fragments a warp
+constexpr int kFa3Consumers = 8;                 // FlashAttention-3: two warp groups of 64 rows
 constexpr std::uint64_t kFaPiece = 512;         // bytes one 16-byte-a-lane warp instruction moves
 constexpr std::uint8_t kFaS = 10, kFaMax = 20, kFaSum = 30, kFaExp = 40, kFaP = 50, kFaO = 60, kFaShuffle = 70,
                        kFaConv = 80, kFaQ = 100, kFaK = 140, kFaV = 160;
@@ -26,7 +27,8 @@ std::uint8_t fa_reg(std::uint8_t base, int i, int span) { return static_cast<std
 // The programs of a CTA's 4 warps for a walk over `tiles` key/value tiles.
 class FlashAttentionWriter {
  public:
-  FlashAttentionWriter(const AttentionProblem& p, const GpuKernelTarget& t) : p_(p), t_(t) {
+  FlashAttentionWriter(const AttentionProblem& p, const GpuKernelTarget& t, bool hopper)
+      : p_(p), t_(t), hopper_(hopper) {
     tensor_ = t.tensor_format(p.compute);
     tensor_bytes_ = tensor_format_bytes(tensor_);
     k_inst_ = static_cast<int>(32 / tensor_bytes_);
@@ -41,7 +43,7 @@ class FlashAttentionWriter {
     o_row_ = static_cast<std::uint64_t>(std::ceil(static_cast<double>(v) * p.o_bytes));
     // Key tiles of 128 (head_dim <= 64) or 64 keys, fewer where shared memory does not hold
     // them (MLA's 576-wide heads).
-    bc_ = p.head_dim <= 64 ? 128 : 64;
+    bc_ = p.head_dim <= (hopper ? 128 : 64) ? 128 : 64;
     while (bc_ > k_inst_ && shared_bytes() > t.limits.max_shared_per_cta) bc_ /= 2;
     if (shared_bytes() > t.limits.max_shared_per_cta)
       throw std::invalid_argument(
@@ -57,11 +59,14 @@ class FlashAttentionWriter {
     v_cta_ = {0, kv_len * static_cast<std::int64_t>(v_row_), p.kv_heads * kv_len * static_cast<std::int64_t>(v_row_), 0};
   }
   int bc() const { return bc_; }
-  std::uint64_t shared_bytes() const {
-    return kFaRows * q_row_ + 2 * static_cast<std::uint64_t>(bc_) * (k_row_ + v_row_);
+  std::uint64_t shared_bytes() const {  // Q, two K and V buffers (and FlashAttention-3's five mbarriers)
+    return kFaRows * q_row_ + 2 * static_cast<std::uint64_t>(bc_) * (k_row_ + v_row_) + (hopper_ ? 5 * 8 : 0);
   }
+  int warps() const { return hopper_ ? kFa3Consumers + 1 : kFaWarps; }
 
+  // The CTA's warp programs for a walk over `tiles` key/value tiles.
   std::vector<std::shared_ptr<const WarpProgram>> write(std::uint64_t tiles) {
+    if (hopper_) return write_hopper(tiles);
     std::vector<std::shared_ptr<const WarpProgram>> out;
     for (int w = 0; w < kFaWarps; ++w) out.push_back(warp(w, tiles));
     return out;
@@ -119,6 +124,27 @@ class FlashAttentionWriter {
       }
   }
 
+  // The online softmax over a warp's `warp_rows` x Bc scores (a lane's warp_rows x Bc / 32: rows
+  // shared by a quad), the rescaling of its O accumulators and P converted to the tensor format.
+  void softmax(std::vector<WarpInstruction>& part, int warp_rows) {
+    const int elements = warp_rows * bc_ / 32, rows = warp_rows / 8;
+    for (int i = 0; i < elements; ++i)
+      part.push_back(warp_op(WarpOp::Fp32, fa_reg(kFaMax, i, 4), {fa_reg(kFaMax, i, 4), kFaS}));
+    pairs(part, kFaMax, 2, rows);
+    for (int r = 0; r < rows; ++r)
+      part.push_back(warp_op(WarpOp::Sfu, fa_reg(kFaMax, r, 4), {fa_reg(kFaMax, r, 4)}));  // the correction
+    for (int i = 0; i < elements; ++i) {
+      part.push_back(warp_op(WarpOp::Fp32, fa_reg(kFaExp, i, 8), {kFaS, fa_reg(kFaMax, i, 4)}));
+      part.push_back(warp_op(WarpOp::Sfu, fa_reg(kFaP, i, 8), {fa_reg(kFaExp, i, 8)}));
+      part.push_back(warp_op(WarpOp::Fp32, fa_reg(kFaSum, i, 4), {fa_reg(kFaSum, i, 4), fa_reg(kFaP, i, 8)}));
+    }
+    pairs(part, kFaSum, 2, rows);
+    const int o_elements = static_cast<int>(warp_rows * p_.v_dim / 32);
+    for (int i = 0; i < o_elements; ++i) part.push_back(warp_op(WarpOp::Fp32, kFaO, {kFaO, fa_reg(kFaMax, i, 4)}));
+    for (int i = 0; i < elements / 2; ++i)
+      part.push_back(warp_op(WarpOp::Fp32, fa_reg(kFaP, i, 8), {fa_reg(kFaP, i, 8)}));
+  }
+
   // One key/value tile: S = Q·Kᵀ, the online softmax, O += P·V.
   void compute(std::vector<WarpInstruction>& part) {
     const int m_frags = kFaWarpRows / 16;
@@ -132,20 +158,7 @@ class FlashAttentionWriter {
           part.push_back(mma(last ? kFaS : kNoReg, {fa_reg(kFaQ, ks * m_frags + mi, 32), fa_reg(kFaK, ks * k_loads + ni * k_loads / (bc_ / 8), 16)}));
         }
     }
-    // The online softmax over this lane's kFaWarpRows x Bc / 32 scores (4 rows of a quad).
-    const int elements = kFaWarpRows * bc_ / 32, rows = kFaWarpRows / 8;
-    for (int i = 0; i < elements; ++i) part.push_back(warp_op(WarpOp::Fp32, fa_reg(kFaMax, i, 4), {fa_reg(kFaMax, i, 4), kFaS}));
-    pairs(part, kFaMax, 2, rows);
-    for (int r = 0; r < rows; ++r) part.push_back(warp_op(WarpOp::Sfu, fa_reg(kFaMax, r, 4), {fa_reg(kFaMax, r, 4)}));  // the correction
-    for (int i = 0; i < elements; ++i) {
-      part.push_back(warp_op(WarpOp::Fp32, fa_reg(kFaExp, i, 8), {kFaS, fa_reg(kFaMax, i, 4)}));
-      part.push_back(warp_op(WarpOp::Sfu, fa_reg(kFaP, i, 8), {fa_reg(kFaExp, i, 8)}));
-      part.push_back(warp_op(WarpOp::Fp32, fa_reg(kFaSum, i, 4), {fa_reg(kFaSum, i, 4), fa_reg(kFaP, i, 8)}));
-    }
-    pairs(part, kFaSum, 2, rows);
-    const int o_elements = static_cast<int>(kFaWarpRows * p_.v_dim / 32);
-    for (int i = 0; i < o_elements; ++i) part.push_back(warp_op(WarpOp::Fp32, kFaO, {kFaO, fa_reg(kFaMax, i, 4)}));
-    for (int i = 0; i < elements / 2; ++i) part.push_back(warp_op(WarpOp::Fp32, fa_reg(kFaP, i, 8), {fa_reg(kFaP, i, 8)}));
+    softmax(part, kFaWarpRows);
     // O += P·V: P from registers, V's fragments from shared memory.
     const int v_steps = bc_ / k_inst_;
     const int v_loads = static_cast<int>(std::ceil(static_cast<double>(p_.v_dim) * k_inst_ * tensor_bytes_ / kFaPiece));
@@ -186,26 +199,153 @@ class FlashAttentionWriter {
     }
     wait(pw.epilogue, 0);
     compute(pw.epilogue);
-    // O / l, converted, this warp's rows stored.
-    const int o_elements = static_cast<int>(kFaWarpRows * p_.v_dim / 32);
-    for (int i = 0; i < o_elements; ++i) pw.epilogue.push_back(warp_op(WarpOp::Fp32, kFaO, {kFaO, fa_reg(kFaSum, i, 4)}));
-    const std::uint64_t first = static_cast<std::uint64_t>(w) * kFaWarpRows;
-    if (first < rows) {
-      const std::uint64_t bytes = std::min<std::uint64_t>(kFaWarpRows, rows - first) * o_row_;
-      for (std::uint64_t at = 0; at < bytes; at += kFaPiece) {
-        WarpInstruction st = warp_global(WarpOp::Stg, p_.o + first * o_row_ + at, 16, 16, kFaO);
-        const std::uint64_t left = std::min<std::uint64_t>(kFaPiece, bytes - at);
-        st.active_mask = left >= kFaPiece ? 0xffffffffu : (1u << ceil_div(left, std::uint64_t{16})) - 1;
-        st.cta_stride = o_cta_;
-        pw.epilogue.push_back(st);
-      }
-    }
+    store_o(pw.epilogue, static_cast<std::uint64_t>(w) * kFaWarpRows, kFaWarpRows, rows);
     assign_control_bits(pw, t_.timing);
     return program;
   }
 
+  // O / l, converted, and a warp's `warp_rows` rows from `first` on stored (of the tile's `rows`).
+  void store_o(std::vector<WarpInstruction>& part, std::uint64_t first, int warp_rows, std::uint64_t rows) {
+    const int o_elements = static_cast<int>(warp_rows * p_.v_dim / 32);
+    for (int i = 0; i < o_elements; ++i) part.push_back(warp_op(WarpOp::Fp32, kFaO, {kFaO, fa_reg(kFaSum, i, 4)}));
+    if (first >= rows) return;
+    const std::uint64_t bytes = std::min<std::uint64_t>(static_cast<std::uint64_t>(warp_rows), rows - first) * o_row_;
+    for (std::uint64_t at = 0; at < bytes; at += kFaPiece) {
+      WarpInstruction st = warp_global(WarpOp::Stg, p_.o + first * o_row_ + at, 16, 16, kFaO);
+      const std::uint64_t left = std::min<std::uint64_t>(kFaPiece, bytes - at);
+      st.active_mask = left >= kFaPiece ? 0xffffffffu : (1u << ceil_div(left, std::uint64_t{16})) - 1;
+      st.cta_stride = o_cta_;
+      part.push_back(st);
+    }
+  }
+
+  // TMA boxes of `rows` rows of `row_bytes` (contiguous rows) from `base`, at most 256 elements
+  // (of the tensor format) wide each, as the hardware's box limit asks.
+  void tma_boxes(std::vector<WarpInstruction>& part, std::uint8_t barrier, std::uint64_t base, std::uint64_t rows,
+                 std::uint64_t row_bytes, const std::array<std::int64_t, 4>& cta, std::int64_t stride) const {
+    const auto widest = static_cast<std::uint64_t>(256 * tensor_bytes_);
+    for (std::uint64_t col = 0; col < row_bytes; col += widest) {
+      WarpInstruction box = warp_op(WarpOp::Tma);
+      box.mbarrier = barrier;
+      box.base = base + col;
+      box.box_rows = static_cast<std::uint32_t>(rows);
+      box.box_row_bytes = static_cast<std::uint32_t>(std::min(widest, row_bytes - col));
+      box.box_pitch = static_cast<std::int64_t>(row_bytes);
+      box.cta_stride = cta;
+      box.iteration_stride = stride;
+      part.push_back(box);
+    }
+  }
+  WarpInstruction wgmma(int n, std::uint8_t dst, std::initializer_list<std::uint8_t> src) const {
+    WarpInstruction in = warp_op(WarpOp::Wgmma, dst, src);
+    in.m = 64;
+    in.n = static_cast<std::uint16_t>(n);
+    in.k = static_cast<std::uint16_t>(k_inst_);
+    return in;
+  }
+
+  // FlashAttention-3 (Shah et al., 2024), Hopper: a producer warp brings Q once and the K and V
+  // tiles into two shared-memory stages with TMA (full/empty mbarriers, as the GEMM's
+  // tma_wgmma); two consumer warp groups of 64 query rows each run S = Q·Kᵀ and O += P·V as
+  // wgmma (P from registers) and the online softmax between them. The warp groups' softmax and
+  // wgmmas interleave on the SM's pipes by themselves, which is what FlashAttention-3's
+  // ping-pong scheduling arranges; its intra-group overlap of one tile's softmax with the next
+  // tile's Q·Kᵀ is not modelled (each group waits for its wgmmas before the softmax).
+  std::vector<std::shared_ptr<const WarpProgram>> write_hopper(std::uint64_t tiles) {
+    const std::uint64_t stages = std::min<std::uint64_t>(2, tiles);
+    const TileLayout layout(tiles, stages);
+    const auto full = [](std::uint64_t s) { return static_cast<std::uint8_t>(s); };
+    const auto empty = [stages](std::uint64_t s) { return static_cast<std::uint8_t>(stages + s); };
+    const auto q_ready = static_cast<std::uint8_t>(2 * stages);
+    const auto bc = static_cast<std::uint64_t>(bc_);
+    const std::uint64_t rows = static_cast<std::uint64_t>(std::min<std::int64_t>(kFaRows, p_.q_len));
+
+    auto producer = std::make_shared<WarpProgram>();
+    WarpProgram& pw = *producer;
+    for (std::uint64_t s = 0; s < stages; ++s) {
+      WarpInstruction f = warp_op(WarpOp::MbarInit);
+      f.mbarrier = full(s);
+      f.arrivals = 1;
+      WarpInstruction e = f;
+      e.mbarrier = empty(s);
+      e.arrivals = kFa3Consumers;
+      pw.prologue.push_back(f);
+      pw.prologue.push_back(e);
+    }
+    WarpInstruction qi = warp_op(WarpOp::MbarInit);
+    qi.mbarrier = q_ready;
+    qi.arrivals = 1;
+    pw.prologue.push_back(qi);
+    pw.prologue.push_back(warp_op(WarpOp::Bar));
+    WarpInstruction qa = warp_op(WarpOp::MbarArrive);
+    qa.mbarrier = q_ready;
+    qa.tx_bytes = static_cast<std::uint32_t>(rows * q_row_);
+    pw.prologue.push_back(qa);
+    tma_boxes(pw.prologue, q_ready, p_.q, rows, q_row_, q_cta_, 0);
+    pw.iterations = std::max<std::uint64_t>(1, layout.iterations);
+    layout.each(pw, [&](std::vector<WarpInstruction>& part, std::uint64_t tile, std::uint64_t s) {
+      if (tile >= stages) {
+        WarpInstruction wait = warp_op(WarpOp::MbarWait);
+        wait.mbarrier = empty(s);
+        part.push_back(wait);
+      }
+      WarpInstruction arrive = warp_op(WarpOp::MbarArrive);
+      arrive.mbarrier = full(s);
+      arrive.tx_bytes = static_cast<std::uint32_t>(bc * (k_row_ + v_row_));
+      part.push_back(arrive);
+      const bool looped = &part == &pw.body;
+      tma_boxes(part, full(s), p_.k + tile * bc * k_row_, bc, k_row_, k_cta_,
+                looped ? static_cast<std::int64_t>(stages * bc * k_row_) : 0);
+      tma_boxes(part, full(s), p_.v + tile * bc * v_row_, bc, v_row_, v_cta_,
+                looped ? static_cast<std::int64_t>(stages * bc * v_row_) : 0);
+    });
+    if (layout.iterations == 0) pw.iterations = 1;  // an empty body
+    assign_control_bits(pw, t_.timing);
+
+    std::vector<std::shared_ptr<const WarpProgram>> out;
+    for (int c = 0; c < kFa3Consumers; ++c) {  // warp c of group c / 4 owns 16 of its 64 rows
+      auto consumer = std::make_shared<WarpProgram>();
+      WarpProgram& cw = *consumer;
+      cw.formats = {tensor_};
+      cw.prologue.push_back(warp_op(WarpOp::Bar));
+      WarpInstruction qw = warp_op(WarpOp::MbarWait);
+      qw.mbarrier = q_ready;
+      cw.prologue.push_back(qw);
+      cw.iterations = pw.iterations;
+      layout.each(cw, [&](std::vector<WarpInstruction>& part, std::uint64_t, std::uint64_t s) {
+        WarpInstruction wait = warp_op(WarpOp::MbarWait);
+        wait.mbarrier = full(s);
+        part.push_back(wait);
+        const int qk = static_cast<int>(p_.head_dim / k_inst_);
+        // Asynchronous, in order: WgmmaWait, not registers, orders them (as the GEMM's consumers).
+        for (int i = 0; i < qk; ++i) part.push_back(wgmma(bc_, kNoReg, {}));
+        WarpInstruction scores = warp_op(WarpOp::WgmmaWait);
+        scores.pending = 0;
+        part.push_back(scores);
+        softmax(part, 16);
+        for (int i = 0; i < bc_ / k_inst_; ++i)  // P from registers: the first waits for the softmax
+          for (std::int64_t n = 0; n < p_.v_dim; n += 256) {
+            const auto width = static_cast<int>(std::min<std::int64_t>(256, p_.v_dim - n));
+            part.push_back(i == 0 && n == 0 ? wgmma(width, kNoReg, {fa_reg(kFaP, 0, 8)}) : wgmma(width, kNoReg, {}));
+          }
+        WarpInstruction done = warp_op(WarpOp::WgmmaWait);
+        done.pending = 0;
+        part.push_back(done);
+        WarpInstruction release = warp_op(WarpOp::MbarArrive);
+        release.mbarrier = empty(s);
+        part.push_back(release);
+      });
+      store_o(cw.epilogue, static_cast<std::uint64_t>(c) * 16, 16, rows);
+      assign_control_bits(cw, t_.timing);
+      out.push_back(consumer);
+    }
+    out.push_back(producer);
+    return out;
+  }
+
   const AttentionProblem& p_;
   const GpuKernelTarget& t_;
+  bool hopper_;
   std::string tensor_;
   double tensor_bytes_ = 2;
   int k_inst_ = 16, bc_ = 64;
@@ -216,12 +356,30 @@ class FlashAttentionWriter {
 
 }  // namespace
 
-GpuKernel make_flash_attention(const AttentionProblem& p, const GpuKernelTarget& target) {
+const char* attention_kernel_name(AttentionKernel k) {
+  return k == AttentionKernel::Flash3 ? "flash3" : k == AttentionKernel::Flash2 ? "flash2" : "auto";
+}
+
+AttentionKernel choose_attention_kernel(const AttentionProblem& p, const GpuKernelTarget& target,
+                                        AttentionKernel want) {
+  const bool hopper = target.wgmma() && target.timing.tma;
+  if (want == AttentionKernel::Flash3 && !hopper)
+    throw std::invalid_argument(fmt::format("{}: flash3 needs wgmma and a TMA unit (a Hopper-class GPU)", p.name));
+  if (want == AttentionKernel::Flash3 && (p.head_dim > 256 || p.v_dim > 256))
+    throw std::invalid_argument(
+        fmt::format("{}: flash3 takes heads of at most 256, not {} and {}", p.name, p.head_dim, p.v_dim));
+  if (want != AttentionKernel::Auto) return want;
+  return hopper && p.head_dim <= 256 && p.v_dim <= 256 ? AttentionKernel::Flash3 : AttentionKernel::Flash2;
+}
+
+GpuKernel make_flash_attention(const AttentionProblem& p, const GpuKernelTarget& target, AttentionKernel kind) {
+  kind = choose_attention_kernel(p, target, kind);
+  const bool hopper = kind == AttentionKernel::Flash3;
   if (p.kv_heads < 1 || p.heads % p.kv_heads != 0)
     throw std::invalid_argument(fmt::format("{}: {} heads do not share {} KV heads evenly", p.name, p.heads, p.kv_heads));
   if (p.q_len < 1 || p.kv_len < p.q_len)
     throw std::invalid_argument(fmt::format("{}: {} queries over {} keys", p.name, p.q_len, p.kv_len));
-  FlashAttentionWriter writer(p, target);
+  FlashAttentionWriter writer(p, target, hopper);
   const auto q_tiles = ceil_div(static_cast<std::uint64_t>(p.q_len), std::uint64_t{kFaRows});
   const auto kv_tiles = ceil_div(static_cast<std::uint64_t>(p.kv_len), static_cast<std::uint64_t>(writer.bc()));
   const auto group = static_cast<std::uint64_t>(p.heads / p.kv_heads);
@@ -234,13 +392,19 @@ GpuKernel make_flash_attention(const AttentionProblem& p, const GpuKernelTarget&
   };
 
   GpuKernel out;
-  out.generator = "attention.flash2";
+  out.generator = std::string("attention.") + attention_kernel_name(kind);
   KernelLaunch& k = out.launch;
   k.name = p.name;
   k.grid = {static_cast<std::uint32_t>(q_tiles * group), static_cast<std::uint32_t>(p.kv_heads),
             static_cast<std::uint32_t>(p.batch)};
-  k.block = {32 * kFaWarps, 1, 1};
-  k.registers_per_thread = p.head_dim > 64 ? 255 : 192;
+  k.block = {static_cast<std::uint32_t>(32 * writer.warps()), 1, 1};
+  if (hopper) {  // as the GEMM's tma_wgmma: what fits the SM with one CTA, its warps in sub-core rounds
+    const auto sub_cores = static_cast<std::uint32_t>(target.limits.sub_cores);
+    const std::uint32_t rounded = (k.warps_per_cta() + sub_cores - 1) / sub_cores * sub_cores;
+    k.registers_per_thread = std::min<std::uint32_t>(255, target.limits.registers / (rounded * 32) / 8 * 8);
+  } else {
+    k.registers_per_thread = p.head_dim > 64 ? 255 : 192;
+  }
   k.shared_bytes = writer.shared_bytes();
   std::map<std::uint64_t, std::uint32_t> set_of_tiles;
   for (std::uint64_t qt = 0; qt < q_tiles; ++qt) {

@@ -15,9 +15,13 @@
 // fragment loads (about one integer and one FP32 instruction per two elements [assumption]).
 //
 // Layout (the kernel's): Q and O [batch, heads, q_len, head_dim], K and V [batch, kv_heads,
-// kv_len, head_dim], each row contiguous. Not modelled: FlashAttention-3's Hopper variant (TMA,
-// warp-group MMA, ping-pong of softmax and MMA between warp groups): on every GPU this runs the
-// mma.sync kernel FlashAttention-2 runs.
+// kv_len, head_dim], each row contiguous.
+//
+// FlashAttention-3 (Shah et al., 2024), Hopper's variant: the same tiles of 128 queries and Bc
+// keys, a producer warp loading Q once and K and V tiles by TMA into two mbarrier-guarded
+// shared-memory stages, two consumer warp groups (64 query rows each) running Q·Kᵀ and P·V as
+// wgmma with the online softmax between (FlashAttentionWriter::write_hopper says what is and
+// is not modelled). FP8 attention and its block quantization are not modelled.
 #pragma once
 
 #include <cstdint>
@@ -36,8 +40,16 @@ struct AttentionProblem {
   std::uint64_t q = 0, k = 0, v = 0, o = 0;
 };
 
-// Throws std::invalid_argument for heads that are not a multiple of kv_heads or head sizes that
-// are not multiples of 16.
-GpuKernel make_flash_attention(const AttentionProblem& p, const GpuKernelTarget& target);
+// Which kernel: FlashAttention-2's (any GPU with tensor cores) or FlashAttention-3's (Hopper:
+// TMA and wgmma; heads of at most 256). Auto takes flash3 where it runs.
+enum class AttentionKernel { Auto, Flash2, Flash3 };
+const char* attention_kernel_name(AttentionKernel k);
+// What `want` comes to on `target`; throws std::invalid_argument for flash3 where it cannot run.
+AttentionKernel choose_attention_kernel(const AttentionProblem& p, const GpuKernelTarget& target, AttentionKernel want);
+
+// Generator "attention.flash2" or "attention.flash3". Throws std::invalid_argument for heads
+// that are not a multiple of kv_heads or head sizes that are not multiples of 16.
+GpuKernel make_flash_attention(const AttentionProblem& p, const GpuKernelTarget& target,
+                               AttentionKernel kind = AttentionKernel::Auto);
 
 }  // namespace strata

@@ -112,28 +112,6 @@ void convert(std::vector<WarpInstruction>& out, double elements, std::uint8_t fr
   }
 }
 
-// Which K tiles go where in a program: tiles [0, stages) in the prologue, the body `iterations`
-// times over `stages` tiles, the rest in the epilogue. Producer and consumers share it, so a
-// run with any body count (the analytic fidelity's) stays consistent.
-struct TileLayout {
-  std::uint64_t stages, iterations, rest;
-  TileLayout(std::uint64_t tiles, std::uint64_t s) : stages(s) {
-    iterations = (tiles - s) / s;
-    rest = tiles - s - iterations * s;
-  }
-  // Calls f(part, tile k as of the body's first iteration, stage) for every emitted tile.
-  template <class F>
-  void each(WarpProgram& w, F f) const {
-    for (std::uint64_t k = 0; k < stages; ++k) f(w.prologue, k, k);
-    if (iterations > 0)
-      for (std::uint64_t j = 0; j < stages; ++j) f(w.body, stages + j, j);
-    for (std::uint64_t r = 0; r < rest; ++r) {
-      const std::uint64_t k = stages + iterations * stages + r;
-      f(w.epilogue, k, k % stages);
-    }
-  }
-};
-
 GpuKernel tma_wgmma(const GemmProblem& p, const GemmConfig& g, const Plan& q, const GpuKernelTarget& t) {
   if (!t.wgmma()) throw std::invalid_argument("tma_wgmma needs wgmma (tensor_core.wgmma_latency)");
   if (!t.timing.tma) throw std::invalid_argument("tma_wgmma needs a TMA unit (sm.tma)");

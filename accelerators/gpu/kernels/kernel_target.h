@@ -60,6 +60,28 @@ struct GemmEpilogue {
   double fp32_per_element() const { return fp32 + (bias_bytes > 0 ? 1 : 0); }
 };
 
+// Which tiles (a GEMM's K tiles, an attention's key/value tiles) go where in a program: tiles [0, stages) in the
+// prologue, the body `iterations` times over `stages` tiles, the rest in the epilogue. Producer and consumers share it,
+// so a run with any body count (the analytic fidelity's) stays consistent. Needs tiles >= s.
+struct TileLayout {
+  std::uint64_t stages, iterations, rest;
+  TileLayout(std::uint64_t tiles, std::uint64_t s) : stages(s) {
+    iterations = (tiles - s) / s;
+    rest = tiles - s - iterations * s;
+  }
+  // Calls f(part, tile k as of the body's first iteration, stage) for every emitted tile.
+  template <class F>
+  void each(WarpProgram& w, F f) const {
+    for (std::uint64_t k = 0; k < stages; ++k) f(w.prologue, k, k);
+    if (iterations > 0)
+      for (std::uint64_t j = 0; j < stages; ++j) f(w.body, stages + j, j);
+    for (std::uint64_t r = 0; r < rest; ++r) {
+      const std::uint64_t k = stages + iterations * stages + r;
+      f(w.epilogue, k, k % stages);
+    }
+  }
+};
+
 // Instruction helpers for generators.
 WarpInstruction warp_op(WarpOp op, std::uint8_t dst = kNoReg, std::initializer_list<std::uint8_t> src = {});
 // A global access of 32 lanes, `width` bytes each, `lane_stride` apart from `base`.
