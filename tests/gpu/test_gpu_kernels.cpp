@@ -204,7 +204,7 @@ TEST(GpuGraph, LayerReuseLandsOnTheFullRun) {
 }
 
 TEST(GpuGraph, BiasAndGeluJoinTheProductsEpilogue) {
-  // A small GPT-2 (biases everywhere, GELU between its feed-forward products). With
+  // A small GPT-2 (hidden 256; biases everywhere, GELU between its feed-forward products). With
   // kernels.fuse the up projection's GEMM (prefill) or GEMV (decode) adds its bias and applies
   // the GELU before its stores, as cuBLASLt's GELU_BIAS epilogue: no GELU launch, the product's
   // row reports epilogue_ops, and the step saves the launch (4.75 us) less the epilogue's math.
@@ -214,8 +214,8 @@ TEST(GpuGraph, BiasAndGeluJoinTheProductsEpilogue) {
         std::string(phase) + ".yaml",
         "name: gpt2\nhardware: {extends: " + source_path("configs/hardware/gpu/h100-sxm.yaml") +
             "}\nworkload: {kind: transformer, phase: " + phase +
-            ", batch: 1, prompt_len: 128, gen_tokens: 1, model: {extends: " + source_path("configs/models/gpt2.yaml") +
-            ", layers: 2, hidden: 512, heads: 8, ffn_hidden: 2048, vocab: 1024}, quant: {weights: fp16, "
+            ", batch: 1, prompt_len: 64, gen_tokens: 1, model: {extends: " + source_path("configs/models/gpt2.yaml") +
+            ", layers: 2, hidden: 256, heads: 4, ffn_hidden: 1024, vocab: 512}, quant: {weights: fp16, "
             "activations: fp16, kv_cache: fp16, accumulate: fp32}}\n");
     const auto run = [&](const std::string& fuse) {
       const std::string out = dir.file(std::string(phase) + fuse);
