@@ -667,13 +667,18 @@ void Gpu::sample_waves(WaveSample& s, std::uint64_t completed, CtaQueue& queue) 
   s.decided = true;
   // Both steady waves are the measured span.
   const double times = static_cast<double>(skip) / static_cast<double>(completed - s.completed_at_before);
-  const SmCounts span = totals().since(s.at_before);
-  context().repeater().repeat(*s.before, times);
-  reused_.add(span, times);
-  reused_.busy_cycles += scaled_count(span.busy_cycles, times);
+  repeat_span(*s.before, s.at_before, times);
   reused_.ctas += skip;
   skipped_ctas_.add(skip);
   queue.skip(skip);
+}
+
+SmCounts Gpu::repeat_span(const SpanRepeater::Mark& mark, const SmCounts& at_mark, double times) {
+  const SmCounts span = totals().since(at_mark);
+  context().repeater().repeat(mark, times);
+  reused_.add(span, times);
+  reused_.busy_cycles += scaled_count(span.busy_cycles, times);
+  return span;
 }
 
 KernelRun Gpu::begin_kernel(const Pending& p, std::uint64_t start, CtaQueue& ctas) {

@@ -258,7 +258,11 @@ class Gpu : public Component, public tlm::tlm_mm_interface, public PackageDevice
   };
   void plan_graph_reuse();
   void graph_layer_done(std::size_t row);
-  SmCounts reused_;  // sim.reuse: the counts of the layers counted again
+  SmCounts reused_;  // sim.reuse and sim.sample: the counts of the spans counted again
+  // The span since `mark` (the SMs' counts then: `at_mark`) counted `times` more: every
+  // statistic and component total (SpanRepeater) and the SMs' counts, CTAs aside (the caller
+  // knows them). Returns the span's counts.
+  SmCounts repeat_span(const SpanRepeater::Mark& mark, const SmCounts& at_mark, double times);
   std::unique_ptr<GraphRun> graph_;
   void graph_kernel_done(std::size_t row, const KernelRun& r);
   void launch_graph();  // SC_THREAD body: the rows in order, waiting at collectives

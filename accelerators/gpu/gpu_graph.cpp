@@ -248,11 +248,8 @@ void Gpu::graph_layer_done(std::size_t i) {
   if (!run.mark) throw std::logic_error(fmt::format("{}: a layer finished before the one it follows", name()));
   const double layer_s = g.rows[i].end_s - run.first_end_s;
   const auto times = static_cast<std::uint64_t>(run.repeats.size());
-  const SmCounts layer = totals().since(run.at_mark);
-  context().repeater().repeat(*run.mark, times);
+  const SmCounts layer = repeat_span(*run.mark, run.at_mark, static_cast<double>(times));
   run.mark.reset();
-  reused_.add(layer, times);
-  reused_.busy_cycles += layer.busy_cycles * times;
   reused_.ctas += layer.ctas * times;
   // Each repeat ends one measured layer after the one before it; its launches end where the
   // measured layer's did, relative to the layer's end.

@@ -131,16 +131,13 @@ void GpuL2::dram_done(std::uint64_t tag, std::uint64_t cycle) {
 
 std::vector<double> GpuL2::counters() const {
   std::vector<double> c;
-  for (const std::uint64_t* n :
-       {&hit_sectors_, &miss_sectors_, &write_sectors_, &far_, &dram_read_bytes_, &dram_write_bytes_})
-    c.push_back(static_cast<double>(*n));
+  for (const std::uint64_t* n : counter_fields(*this)) c.push_back(static_cast<double>(*n));
   return c;
 }
 
 void GpuL2::repeat_counters(const std::vector<double>& since, double times) {
   std::size_t i = 0;
-  for (std::uint64_t* n :
-       {&hit_sectors_, &miss_sectors_, &write_sectors_, &far_, &dram_read_bytes_, &dram_write_bytes_})
+  for (std::uint64_t* n : counter_fields(*this))
     *n += scaled_count(*n - static_cast<std::uint64_t>(since.at(i++)), times);
 }
 

@@ -12,6 +12,7 @@
 // evicted.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <unordered_map>
@@ -67,6 +68,12 @@ class GpuL2 {
   // Sends `mask`'s sectors of `line` to or from the DRAM as runs of contiguous sectors.
   // Returns how many requests it made.
   int to_dram(std::uint64_t cycle, std::uint64_t line, std::uint64_t mask, bool write, std::uint64_t tag);
+  // The counters counters() reports, in its order (const or not, as `l2` is).
+  template <class L2>
+  static auto counter_fields(L2& l2) {
+    return std::array{&l2.hit_sectors_, &l2.miss_sectors_,    &l2.write_sectors_,
+                      &l2.far_,         &l2.dram_read_bytes_, &l2.dram_write_bytes_};
+  }
 
   struct Waiter {
     int sm;

@@ -69,7 +69,7 @@ bool epilogue_fusible(OpKind k) { return k == OpKind::Gelu || k == OpKind::Silu 
 // its epilogue.
 struct EpilogueCandidate {
   std::size_t op = 0;    // index in GpuProgram::ops
-  std::size_t next = 0;  // the index the next fused operator must have
+  std::size_t next = 0;  // the index the next fused operator must have (op + 1 + those fused)
   GemmProblem problem;
   std::optional<GemmConfig> config;  // empty: a GEMV
 };
@@ -271,8 +271,7 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
           if (group != merged.end())
             for (std::size_t g = 1; g < group->second.size(); ++g) p.n += graph.op(group->second[g]).dim("n");
           product_operands(op, p);
-          // A linear layer's bias is added in the epilogue (merged projections: the first one's
-          // bias address, for all of their columns).
+          // A linear layer's bias is added in the epilogue (merged projections have none).
           if (op.kind != OpKind::BatchedGemm && op.inputs.size() > 2) {
             p.epilogue.bias = at(op.inputs[2]);
             p.epilogue.bias_bytes = bpe(op.inputs[2]);
@@ -322,8 +321,9 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
             a.k = at(op.inputs[1]);
             a.v = op.inputs.size() > 2 ? at(op.inputs[2]) : a.k;  // MLA: the latent serves as the values
             a.o = at(op.outputs[0]);
-            lowered.kernels.push_back(make_flash_attention(a, target, kernel_choices.attention));
-            lowered.config = attention_kernel_name(choose_attention_kernel(a, target, kernel_choices.attention));
+            const AttentionKernel kind = choose_attention_kernel(a, target, kernel_choices.attention);
+            lowered.kernels.push_back(make_flash_attention(a, target, kind));
+            lowered.config = attention_kernel_name(kind);
             break;
           }
           StreamingWork w;
@@ -465,7 +465,7 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
     }
     for (const GpuKernel& k : lowered.kernels) lowered.min_bytes += k.min_bytes;
     if (!(fusible(op.kind) && open && open->op == out.ops.size())) open.reset();
-    if (product && product->next != out.ops.size() + 1 && product->op != out.ops.size()) product.reset();
+    if (product && product->next != out.ops.size() + 1) product.reset();  // neither the product nor its activation
     out.ops.push_back(std::move(lowered));
   }
   out.memory_bytes = workspace + workspace_bytes;

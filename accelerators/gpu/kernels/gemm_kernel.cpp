@@ -80,13 +80,17 @@ std::uint64_t k_offset(std::uint64_t tile, int tile_k, double bytes) {
   return static_cast<std::uint64_t>(std::ceil(static_cast<double>(tile) * tile_k * bytes));
 }
 
-// Accumulator registers the epilogue's math writes (apart from the main loops' own).
-constexpr std::uint8_t kEpilogue = 200;
-
-// The bias of a CTA's tile: the same for every tile row and batch, the next tile_n values for
-// the next tile column.
-std::array<std::int64_t, 4> bias_cta(const GemmConfig& g, const GemmProblem& p) {
-  return {static_cast<std::int64_t>(std::ceil(g.tile_n * p.epilogue.bias_bytes)), 0, 0, 0};
+// A warp's epilogue on its `rows` x `cols` results from tile column `first_col` on: the bias
+// of those columns (the same for every tile row and batch, the next tile_n values for the next
+// tile column), then the math, on the converted weights' registers (free by then).
+void gemm_epilogue(std::vector<WarpInstruction>& out, const GemmProblem& p, const GemmConfig& g, std::uint64_t rows,
+                   std::uint64_t first_col, std::uint64_t cols) {
+  const GemmEpilogue& e = p.epilogue;
+  if (e.bias_bytes > 0)
+    append_bias_load(out, e.bias + static_cast<std::uint64_t>(std::ceil(static_cast<double>(first_col) * e.bias_bytes)),
+                     static_cast<std::uint64_t>(std::ceil(static_cast<double>(cols) * e.bias_bytes)),
+                     {static_cast<std::int64_t>(std::ceil(g.tile_n * e.bias_bytes)), 0, 0, 0});
+  append_epilogue_math(out, e, static_cast<double>(rows * cols) / 32, kConvert);
 }
 
 // Stores of `rows` rows of `row_bytes` bytes each (pitch apart) from `base`, 16 bytes a lane.
@@ -244,13 +248,9 @@ GpuKernel tma_wgmma(const GemmProblem& p, const GemmConfig& g, const Plan& q, co
     drain.pending = 0;
     cw.epilogue.push_back(drain);
     const std::uint64_t first_row = static_cast<std::uint64_t>(c) * 16;
-    const auto tile_cols = static_cast<std::uint64_t>(std::min<std::int64_t>(g.tile_n, p.n));
     if (first_row < rows && g.split_k <= 1)  // with split-K the reduction kernel runs the epilogue
-      append_epilogue(cw.epilogue, p.epilogue,
-                      static_cast<double>(std::min<std::uint64_t>(16, rows - first_row) * tile_cols) / 32, kEpilogue,
-                      p.epilogue.bias,
-                      static_cast<std::uint64_t>(std::ceil(static_cast<double>(tile_cols) * p.epilogue.bias_bytes)),
-                      bias_cta(g, p));
+      gemm_epilogue(cw.epilogue, p, g, std::min<std::uint64_t>(16, rows - first_row), 0,
+                    static_cast<std::uint64_t>(std::min<std::int64_t>(g.tile_n, p.n)));
     if (first_row < rows)
       store_rows(cw, q.c_base + first_row * q.pitch_c, std::min<std::uint64_t>(16, rows - first_row),
                  static_cast<std::uint64_t>(std::ceil(static_cast<double>(std::min<std::int64_t>(g.tile_n, p.n)) * q.c_bytes)),
@@ -372,18 +372,9 @@ GpuKernel cp_async_mma(const GemmProblem& p, const GemmConfig& g, const Plan& q,
     const std::uint64_t first_row = mw * static_cast<std::uint64_t>(wm);
     const std::uint64_t first_col = nw * static_cast<std::uint64_t>(wn);
     const auto cols = static_cast<std::uint64_t>(std::min<std::int64_t>(g.tile_n, p.n));
-    if (first_row < rows && first_col < cols && g.split_k <= 1) {
-      const std::uint64_t warp_cols = std::min<std::uint64_t>(static_cast<std::uint64_t>(wn), cols - first_col);
-      append_epilogue(
-          pw.epilogue, p.epilogue,
-          static_cast<double>(std::min<std::uint64_t>(static_cast<std::uint64_t>(wm), rows - first_row) * warp_cols) /
-              32,
-          kEpilogue,
-          p.epilogue.bias +
-              static_cast<std::uint64_t>(std::ceil(static_cast<double>(first_col) * p.epilogue.bias_bytes)),
-          static_cast<std::uint64_t>(std::ceil(static_cast<double>(warp_cols) * p.epilogue.bias_bytes)),
-          bias_cta(g, p));
-    }
+    if (first_row < rows && first_col < cols && g.split_k <= 1)
+      gemm_epilogue(pw.epilogue, p, g, std::min<std::uint64_t>(static_cast<std::uint64_t>(wm), rows - first_row),
+                    first_col, std::min<std::uint64_t>(static_cast<std::uint64_t>(wn), cols - first_col));
     if (first_row < rows && first_col < cols)
       store_rows(pw, q.c_base + first_row * q.pitch_c + static_cast<std::uint64_t>(std::ceil(first_col * q.c_bytes)),
                  std::min<std::uint64_t>(static_cast<std::uint64_t>(wm), rows - first_row),

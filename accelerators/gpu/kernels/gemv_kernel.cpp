@@ -90,15 +90,18 @@ std::vector<GpuKernel> make_gemv(const GemmProblem& p, const GpuKernelTarget& t,
   // split-K the reduction kernel runs it): the row's bias value and the fused operators.
   const bool split = splits > 1;
   if (!split) {
-    const auto bias_bytes = static_cast<std::uint64_t>(std::ceil(p.epilogue.bias_bytes));
-    const std::size_t first = w.epilogue.size();
-    append_epilogue(w.epilogue, p.epilogue, m, kAcc, p.epilogue.bias, bias_bytes, {0, 0, 0, 0}, 1);
-    for (std::size_t i = first; i < w.epilogue.size(); ++i)
-      if (w.epilogue[i].op == WarpOp::Ldg) {  // one value a row: lane 0's, `bias_bytes` wide
-        w.epilogue[i].width = static_cast<std::uint8_t>(bias_bytes <= 4 ? 4 : bias_bytes <= 8 ? 8 : 16);
-        w.epilogue[i].active_mask = 1;
-        w.epilogue[i].warp_stride = static_cast<std::int64_t>(bias_bytes);
-      }
+    if (p.epilogue.bias_bytes > 0) {  // one value a row, lane 0's
+      const auto bias_bytes = static_cast<std::uint64_t>(std::ceil(p.epilogue.bias_bytes));
+      WarpInstruction ld = warp_global(WarpOp::Ldg, p.epilogue.bias,
+                                       bias_bytes <= 4   ? 4
+                                       : bias_bytes <= 8 ? 8
+                                                         : 16,
+                                       16, kEpilogueBias);
+      ld.active_mask = 1;
+      ld.warp_stride = static_cast<std::int64_t>(bias_bytes);
+      w.epilogue.push_back(ld);
+    }
+    append_epilogue_math(w.epilogue, p.epilogue, m, kAcc, 1);
   }
   const double out_bytes = split ? 4.0 : p.c_bytes;
   const auto per_row = static_cast<std::uint64_t>(std::ceil(m * out_bytes));

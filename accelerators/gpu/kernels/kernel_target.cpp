@@ -66,18 +66,20 @@ std::pair<std::int32_t, std::uint32_t> tile_lanes(std::vector<std::uint64_t>& po
   return {index, mask};
 }
 
-void append_epilogue(std::vector<WarpInstruction>& out, const GemmEpilogue& e, double elements, std::uint8_t acc,
-                     std::uint64_t bias, std::uint64_t bias_bytes, const std::array<std::int64_t, 4>& bias_cta,
-                     std::uint32_t lanes) {
-  constexpr std::uint8_t kBias = 250;  // a register no generator's accumulators reach
-  const bool has_bias = e.bias_bytes > 0 && bias_bytes > 0;
-  for (std::uint64_t first = 0; has_bias && first < bias_bytes; first += 32 * 16) {
-    const std::uint64_t lanes_used = std::min<std::uint64_t>(32, (bias_bytes - first + 15) / 16);
-    WarpInstruction ld = warp_global(WarpOp::Ldg, bias + first, 16, 16, kBias);
-    ld.active_mask = lanes_used >= 32 ? 0xffffffffu : (1u << lanes_used) - 1;
-    ld.cta_stride = bias_cta;
+void append_bias_load(std::vector<WarpInstruction>& out, std::uint64_t bias, std::uint64_t bytes,
+                      const std::array<std::int64_t, 4>& cta) {
+  for (std::uint64_t first = 0; first < bytes; first += 32 * 16) {
+    const std::uint64_t lanes = std::min<std::uint64_t>(32, (bytes - first + 15) / 16);
+    WarpInstruction ld = warp_global(WarpOp::Ldg, bias + first, 16, 16, kEpilogueBias);
+    ld.active_mask = lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1;
+    ld.cta_stride = cta;
     out.push_back(ld);
   }
+}
+
+void append_epilogue_math(std::vector<WarpInstruction>& out, const GemmEpilogue& e, double elements, std::uint8_t acc,
+                          std::uint32_t lanes) {
+  const bool bias = e.bias_bytes > 0;
   const auto count = [elements](double per_element) {
     return static_cast<int>(std::ceil(elements * per_element - 1e-9));
   };
@@ -85,7 +87,8 @@ void append_epilogue(std::vector<WarpInstruction>& out, const GemmEpilogue& e, d
   for (int i = 0; i < std::max(fp32, sfu); ++i) {
     const auto r = static_cast<std::uint8_t>(acc + i % 8);
     if (i < fp32) {
-      WarpInstruction op = i == 0 && has_bias ? warp_op(WarpOp::Fp32, r, {r, kBias}) : warp_op(WarpOp::Fp32, r, {r});
+      WarpInstruction op =
+          i == 0 && bias ? warp_op(WarpOp::Fp32, r, {r, kEpilogueBias}) : warp_op(WarpOp::Fp32, r, {r});
       op.active_mask = lanes;
       out.push_back(op);
     }

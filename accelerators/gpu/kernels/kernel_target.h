@@ -93,13 +93,17 @@ WarpInstruction warp_global(WarpOp op, std::uint64_t base, int width, std::int32
 std::pair<std::int32_t, std::uint32_t> tile_lanes(std::vector<std::uint64_t>& pool, std::uint64_t base,
                                                   std::uint64_t first, std::uint64_t tile_bytes,
                                                   std::uint64_t row_bytes, std::uint64_t pitch);
-// A warp's epilogue on `elements` results a lane: its loads of `bias_bytes` bytes of bias from
-// `bias` on (16 bytes a lane; `bias_cta` moves them with the CTA's tile, as
-// WarpInstruction::cta_stride), then the FP32 and SFU instructions, on accumulator registers
-// from `acc` on (eight of them), ahead of the result's stores. `lanes` is the active mask of the
-// math (1: lane 0 holds the results, as a GEMV's row sum).
-void append_epilogue(std::vector<WarpInstruction>& out, const GemmEpilogue& e, double elements, std::uint8_t acc,
-                     std::uint64_t bias, std::uint64_t bias_bytes, const std::array<std::int64_t, 4>& bias_cta,
-                     std::uint32_t lanes = 0xffffffffu);
+// The register an epilogue's bias lands in (no generator's accumulators reach it).
+inline constexpr std::uint8_t kEpilogueBias = 250;
+// A warp's loads of `bytes` bytes of bias from `bias` on, 16 bytes a lane, into kEpilogueBias;
+// `cta` moves them with the CTA's tile, as WarpInstruction::cta_stride.
+void append_bias_load(std::vector<WarpInstruction>& out, std::uint64_t bias, std::uint64_t bytes,
+                      const std::array<std::int64_t, 4>& cta);
+// A warp's epilogue math on `elements` results a lane, after its bias load: the FP32 (the bias
+// add first) and SFU instructions, on accumulator registers from `acc` on (eight of them),
+// ahead of the result's stores. `lanes` is their active mask (1: lane 0 holds the results, as a
+// GEMV's row sum).
+void append_epilogue_math(std::vector<WarpInstruction>& out, const GemmEpilogue& e, double elements, std::uint8_t acc,
+                          std::uint32_t lanes = 0xffffffffu);
 
 }  // namespace strata
