@@ -26,7 +26,8 @@ ChannelController::ChannelController(const DramSpec& spec, const ControllerConfi
       refresh_due_(spec.org.ranks),
       refresh_owed_(spec.org.ranks, false),
       refresh_bank_(spec.org.ranks, 0),
-      separate_buses_(spec.separate_row_column_buses()) {
+      separate_buses_(spec.separate_row_column_buses()),
+      stream_opened_(spec.org.ranks) {
   // The soonest anything can follow each command (a wake-up hint: early only costs a step).
   const DramTiming& t = spec.timing;
   wake_after_.assign(static_cast<std::size_t>(protocol_.size()), kIdle);
@@ -252,8 +253,9 @@ void ChannelController::request_candidates(RequestQueue& q, std::uint64_t now, s
   }
 }
 
-void ChannelController::record(DramCmd cmd, int rank, int group, int bank, std::uint32_t row, std::uint64_t now) {
-  const DramCommand c{cmd, now, rank, group, bank, row};
+void ChannelController::record(DramCmd cmd, int rank, int group, int bank, std::uint32_t row, std::uint64_t now,
+                               std::uint32_t column) {
+  const DramCommand c{cmd, now, rank, group, bank, row, column};
   timing_.issue(c);
   stats_.commands[static_cast<int>(cmd)]->add();
   if (checker_ && violation_.empty()) violation_ = checker_->check(c);
@@ -263,7 +265,7 @@ void ChannelController::record(DramCmd cmd, int rank, int group, int bank, std::
 
 void ChannelController::issue(const Candidate& c, std::uint64_t now, std::vector<Completion>& done,
                               std::uint64_t& next) {
-  record(c.cmd, c.rank, c.group, c.bank, c.row, now);
+  record(c.cmd, c.rank, c.group, c.bank, c.row, now, c.column);
   const int bi = bank_index(c.rank, c.group, c.bank);
   Bank& b = banks_[bi];
   const DramTiming& t = spec_.timing;
@@ -279,14 +281,18 @@ void ChannelController::issue(const Candidate& c, std::uint64_t now, std::vector
   // What the command does to the banks, from the protocol (a device's own commands included).
   const DramCommandInfo& info = protocol_.info(c.cmd);
   const int first = c.rank * spec_.org.banks_per_rank();
-  if (info.opens_row) {
-    b.open = true;
-    b.row = c.row;
-    b.opened_for_write = c.queue == &writes_;
-    reads_.bank_opened(bi, c.row);
-    writes_.bank_opened(bi, c.row);
+  const auto open = [&](int i) {
+    Bank& x = banks_[i];
+    x.open = true;
+    x.row = c.row;
+    x.opened_for_write = c.queue == &writes_;
+    reads_.bank_opened(i, c.row);
+    writes_.bank_opened(i, c.row);
     if (open_banks_[c.rank]++ == 0) active_since_[c.rank] = now;
-  }
+  };
+  if (info.opens_row && info.rank_scoped)
+    for (int i = first; i < first + spec_.org.banks_per_rank(); ++i) open(i);
+  else if (info.opens_row) open(bi);
   if (info.closes_row && info.rank_scoped)
     for (int i = first; i < first + spec_.org.banks_per_rank(); ++i) close(i, c.rank);
   else if (info.closes_row) close(bi, c.rank);
@@ -299,7 +305,8 @@ void ChannelController::issue(const Candidate& c, std::uint64_t now, std::vector
   }
   if (const std::uint64_t wake = wake_after_[static_cast<std::size_t>(c.cmd)]; wake != kIdle)
     next = std::min(next, now + wake);
-  if (c.id == RequestQueue::kNone) return;  // a refresh or page-policy command
+  if (c.from_stream) stream_issued(c, now, next);
+  if (c.id == RequestQueue::kNone) return;  // a refresh, page-policy or stream command
 
   RequestQueue& q = *c.queue;
   RequestQueue::Request& r = q.at(c.id);
@@ -375,9 +382,13 @@ std::uint64_t ChannelController::schedule(std::uint64_t now, std::vector<Complet
   refresh_candidates(now, next, row);
 
   draining_ = drain_mode();
-  request_candidates(draining_ ? writes_ : reads_, now, next, row, col);
-  if (config_.scheduler != ControllerConfig::Scheduler::Fcfs)
-    active_row_candidates(draining_ ? reads_ : writes_, now, next, row, col);
+  if (reads_.empty() && writes_.empty()) {
+    if (stream_) stream_candidate(now, next, row, col);
+  } else {
+    request_candidates(draining_ ? writes_ : reads_, now, next, row, col);
+    if (config_.scheduler != ControllerConfig::Scheduler::Fcfs)
+      active_row_candidates(draining_ ? reads_ : writes_, now, next, row, col);
+  }
 
   // Closed / adaptive page: precharge the banks marked for closing once legal, unless a queued
   // request (adaptive) now hits the row.
@@ -408,7 +419,8 @@ std::uint64_t ChannelController::schedule(std::uint64_t now, std::vector<Complet
   bool issued_row = false, issued_col = false;
   const bool same_bank = row && col && row->rank == col->rank && row->group == col->group && row->bank == col->bank;
   if (separate_buses_ && row && col && !row_busy && !col_busy && !same_bank) {
-    const bool row_first = row->queue == col->queue && row->queue->at(row->id).seq > col->queue->at(col->id).seq;
+    const bool row_first =
+        row->queue == col->queue && row->queue && row->queue->at(row->id).seq > col->queue->at(col->id).seq;
     issue(row_first ? *row : *col, now, done, next);
     issue(row_first ? *col : *row, now, done, next);
     issued_row = issued_col = true;
@@ -429,6 +441,66 @@ std::uint64_t ChannelController::schedule(std::uint64_t now, std::vector<Complet
   if (next <= now) next = now + 1;
   if (next == kIdle && idle()) return kIdle;
   return next;
+}
+
+void ChannelController::start_stream(CommandStream* s, std::uint64_t now) {
+  catch_up(now);
+  stream_ = s;
+  std::fill(stream_opened_.begin(), stream_opened_.end(), std::nullopt);
+}
+
+bool ChannelController::rows_open_for(const DramCommand& c) const {
+  const DramCommandInfo& info = protocol_.info(c.cmd);
+  if (!info.rank_scoped) {
+    const Bank& b = banks_[bank_index(c.rank, c.bank_group, c.bank)];
+    return b.open && b.row == c.row;
+  }
+  const int first = c.rank * spec_.org.banks_per_rank();
+  for (int i = first; i < first + spec_.org.banks_per_rank(); ++i)
+    if (!banks_[i].open || banks_[i].row != c.row) return false;
+  return true;
+}
+
+void ChannelController::stream_candidate(std::uint64_t now, std::uint64_t& next, std::optional<Candidate>& row,
+                                         std::optional<Candidate>& col) {
+  DramCommand h;
+  if (!stream_->peek(h)) {
+    stream_ = nullptr;
+    return;
+  }
+  // A refresh owed by the rank goes first (refresh_candidates offers it and wakes the channel).
+  if (refresh_owed_[h.rank]) return;
+  Candidate c{h.cmd, h.rank, h.bank_group, h.bank, h.row, nullptr, RequestQueue::kNone, h.column, true};
+  const DramCommandInfo& info = protocol_.info(h.cmd);
+  if (info.column && !rows_open_for(h) && stream_opened_[h.rank]) {
+    const DramCommand& o = *stream_opened_[h.rank];
+    c = Candidate{o.cmd, o.rank, o.bank_group, o.bank, o.row, nullptr, RequestQueue::kNone, o.column, true, true};
+  }
+  const std::uint64_t at =
+      c.cmd == DramCmd::PREA ? timing_.earliest_prea(c.rank) : timing_.earliest(c.cmd, c.rank, c.group, c.bank);
+  if (at > now) {
+    next = std::min(next, at);
+    return;
+  }
+  std::optional<Candidate>& slot = protocol_.info(c.cmd).column ? col : row;
+  if (slot) {
+    next = now + 1;  // its bus is taken by a refresh command this cycle
+    return;
+  }
+  slot = c;
+}
+
+void ChannelController::stream_issued(const Candidate& c, std::uint64_t now, std::uint64_t& next) {
+  stream_last_ = now;
+  const DramCommandInfo& info = protocol_.info(c.cmd);
+  if (info.opens_row) stream_opened_[c.rank] = DramCommand{c.cmd, now, c.rank, c.group, c.bank, c.row, c.column};
+  if (info.closes_row) stream_opened_[c.rank].reset();  // closed on purpose: nothing to reopen
+  if (c.reopening) {
+    if (stats_.stream_reopens) stats_.stream_reopens->add();
+  } else {
+    stream_->pop();
+  }
+  next = std::min(next, now + 1);  // the next command of the stream may be legal at once
 }
 
 std::uint64_t ChannelController::retry_at(const Candidate& c, std::uint64_t now) {

@@ -34,6 +34,20 @@ namespace strata {
 
 class ProtocolChecker;
 
+// An in-order stream of commands that a device issues as a program rather than as requests (a
+// PIM kernel: all-bank activations, MACs, register writes). The controller issues each command
+// at its earliest legal cycle, in order, under the same timing table, refresh and protocol
+// checker as its requests. A refresh that closes the rows the stream had open is followed by
+// the stream's last row-opening command again before its next column command (the reopening
+// is counted: ChannelStats::stream_reopens).
+class CommandStream {
+ public:
+  virtual ~CommandStream() = default;
+  // The next command (its cycle is ignored); false once the stream has ended.
+  virtual bool peek(DramCommand& c) = 0;
+  virtual void pop() = 0;
+};
+
 struct ControllerConfig {
   enum class Scheduler { FrFcfs, Fcfs };
   enum class PagePolicy { Open, Closed, Adaptive };
@@ -53,6 +67,7 @@ struct ChannelStats {
   Counter *reads, *writes, *forwarded_reads, *row_hits, *row_misses, *row_conflicts;
   Distribution *read_latency, *write_latency;  // this channel, ns (the owner merges them into its totals)
   TimeAverage *read_queue, *write_queue;
+  Counter* stream_reopens = nullptr;  // rows a stream reopened after a refresh closed them (optional)
 };
 
 class ChannelController {
@@ -86,7 +101,14 @@ class ChannelController {
   // closed form: run_idle_steps false).
   void finish(std::uint64_t end, bool run_idle_steps = true);
 
-  bool idle() const { return reads_.empty() && writes_.empty(); }
+  bool idle() const { return reads_.empty() && writes_.empty() && !stream_; }
+  // Runs `s` (not owned; it must outlive its run) once the queues are empty; requests that
+  // arrive meanwhile wait for it to end, as PIM devices order host and PIM work (AiM). The
+  // caller steps the controller from `now` on.
+  void start_stream(CommandStream* s, std::uint64_t now);
+  bool stream_running() const { return stream_ != nullptr; }
+  // The cycle the last command of the last stream was issued at.
+  std::uint64_t stream_last_cycle() const { return stream_last_; }
   // Rank-cycles during which at least one bank of the rank was open (active standby).
   std::uint64_t active_rank_cycles() const { return active_cycles_; }
   // The same with the ranks open now counted up to `now` (sim.reuse measures a span with it).
@@ -112,7 +134,10 @@ class ChannelController {
     int rank, group, bank;
     std::uint32_t row;
     RequestQueue* queue;
-    std::uint32_t id;  // in *queue; RequestQueue::kNone for a refresh or page-policy command
+    std::uint32_t id;  // in *queue; RequestQueue::kNone for a refresh, page-policy or stream command
+    std::uint32_t column = 0;
+    bool from_stream = false;
+    bool reopening = false;  // the stream's row reopened after a refresh, not its head
   };
   // What bank `bi` of `q` needs next under FR-FCFS, and the request it serves: ACT for the
   // oldest when the bank is closed, the column command of the oldest hit on the open row, else
@@ -152,7 +177,14 @@ class ChannelController {
   // recorded (its bank's new lower bound); at least `now + 1`.
   std::uint64_t retry_at(const Candidate& c, std::uint64_t now);
   void issue(const Candidate& c, std::uint64_t now, std::vector<Completion>& done, std::uint64_t& next);
-  void record(DramCmd cmd, int rank, int group, int bank, std::uint32_t row, std::uint64_t now);
+  void record(DramCmd cmd, int rank, int group, int bank, std::uint32_t row, std::uint64_t now,
+              std::uint32_t column = 0);
+  // The stream's head (or the reopening of its rows) when legal at `now`, else when it may be.
+  void stream_candidate(std::uint64_t now, std::uint64_t& next, std::optional<Candidate>& row,
+                        std::optional<Candidate>& col);
+  void stream_issued(const Candidate& c, std::uint64_t now, std::uint64_t& next);
+  // Whether the banks `c` needs open (every bank of the rank for a rank-scoped command) are open.
+  bool rows_open_for(const DramCommand& c) const;
   // Whether a queued request hits the open row of bank `bi`.
   bool queued_hit(int bi) const { return reads_.hits(bi) > 0 || writes_.hits(bi) > 0; }
   void set_queue_levels(std::uint64_t now);
@@ -192,6 +224,9 @@ class ChannelController {
   bool separate_buses_;
   std::string violation_;
   std::function<void(const DramCommand&)> on_command_;
+  CommandStream* stream_ = nullptr;
+  std::uint64_t stream_last_ = 0;
+  std::vector<std::optional<DramCommand>> stream_opened_;  // per rank: the stream's last row-opening command
 };
 
 }  // namespace strata

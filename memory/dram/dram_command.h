@@ -17,6 +17,9 @@ struct DramCommand {
   int bank_group = 0;  // bank-scoped commands
   int bank = 0;        // within the bank group
   std::uint32_t row = 0;  // commands that open or use a row
+  // The column of a column command where it matters to the device (a PIM device's register
+  // addresses and mode writes); the standard rules never look at it.
+  std::uint32_t column = 0;
 };
 
 }  // namespace strata

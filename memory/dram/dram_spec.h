@@ -99,6 +99,10 @@ struct DramSpec {
   std::function<void(DramProtocol& protocol, const DramSpec& spec)> extend_protocol;
   // The device's commands and timing rules: the standard ones with `timing`'s values, extended.
   DramProtocol protocol() const;
+  // State rules of the device beyond timing and bank state (a PIM device's modes): each protocol
+  // checker makes its own rule checker from this and asks it about every command, after the
+  // standard checks; it returns the violated rule as one line, or "". Unset for a plain DRAM.
+  std::function<std::function<std::string(const DramCommand&)>()> device_state_rules;
 
   bool separate_row_column_buses() const;
   bool has_per_bank_refresh() const { return timing.tREFIpb > 0; }

@@ -13,6 +13,7 @@ ProtocolChecker::ProtocolChecker(const DramSpec& spec, bool refresh_required)
       ranks_(spec.org.ranks) {
   for (const TimingRule& r : protocol_.rules())
     if (!DramProtocol::is_standard(r.from) || !DramProtocol::is_standard(r.to)) device_rules_.push_back(&r);
+  if (spec.device_state_rules) device_state_ = spec.device_state_rules();
   const auto n = static_cast<std::size_t>(protocol_.size());
   last_bank_.assign(banks_.size() * n, kNever);
   last_group_.assign(groups_.size() * n, kNever);
@@ -49,10 +50,18 @@ void ProtocolChecker::apply_device_state(const DramCommand& c, Bank& b) {
   const int count = spec_.org.banks_per_rank();
   const auto now = static_cast<std::int64_t>(c.cycle);
   if (info.rank_scoped) {
+    // Every bank of the rank at once (a PIM device's all-bank activate and column commands).
     for (int i = 0; i < count; ++i) {
       Bank& x = banks_[c.rank * count + i];
-      if (info.refreshes && x.open)
-        fail(fmt::format("state violated: {} while row {} of a bank is open", where(), x.row));
+      if ((info.refreshes || info.opens_row) && x.open)
+        fail(fmt::format("state violated: {} while row {} of bank {} is open", where(), x.row, i));
+      if (info.column && !x.open) fail(fmt::format("state violated: {} but bank {} has no open row", where(), i));
+      else if (info.column && x.row != c.row)
+        fail(fmt::format("state violated: {} but row {} of bank {} is open", where(), x.row, i));
+      if (info.opens_row) {
+        x.open = true;
+        x.row = c.row;
+      }
       if (info.closes_row) x.open = false;
       if (info.refreshes) x.refreshed = now;
     }
@@ -81,7 +90,7 @@ std::string ProtocolChecker::where() const {
 }
 
 void ProtocolChecker::fail(const std::string& what) {
-  if (error_.empty()) error_ = what;
+  if (error_.empty() && !what.empty()) error_ = what;
 }
 
 void ProtocolChecker::violated(const char* rule, const char* after, std::int64_t since, int need) {
@@ -217,6 +226,7 @@ std::string ProtocolChecker::check(const DramCommand& c) {
       break;
   }
   check_device_rules(c);
+  if (device_state_) fail(device_state_(c));
   const std::int64_t deadline = 9 * static_cast<std::int64_t>(t.tREFI);
   if (refresh_required_ && now - r.refreshed_at_least > deadline) {
     r.refreshed_at_least = now;

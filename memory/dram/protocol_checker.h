@@ -5,10 +5,13 @@
 // first violation, with the command, bank and cycle. A device's own commands are checked from
 // the protocol: their state by what they do (open, close, use a row, refresh) and every rule
 // from or to them, over a generic history of when each command last went to each bank, bank
-// group and rank.
+// group and rank. A rank-scoped device command that opens or uses a row does so in every bank
+// of the rank (all-bank activation and MAC). Rules of the device's state beyond that (PIM modes)
+// come from DramSpec::device_state_rules.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -68,6 +71,7 @@ class ProtocolChecker {
   DramProtocol protocol_;
   std::vector<const TimingRule*> device_rules_;                   // rules from or to a device command
   std::vector<std::int64_t> last_bank_, last_group_, last_rank_;  // by (index, command)
+  std::function<std::string(const DramCommand&)> device_state_;   // DramSpec::device_state_rules
   bool refresh_required_;
   std::vector<Bank> banks_;
   std::vector<Group> groups_;

@@ -1,0 +1,200 @@
+#include "memory/pim/pim_kernels.h"
+
+#include <algorithm>
+
+namespace strata {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// HBM-PIM's GEMV microkernel (PIMSimulator's PIMCmdGen): MAC even bank / JUMP / MAC odd bank /
+// JUMP / NOP / EXIT; the element-wise kernels: FILL / ADD or MUL / MOV / EXIT.
+constexpr int kGemvInstructions = 6;
+constexpr int kElementwiseInstructions = 4;
+
+// Emits MACAB/MOVAB runs over bursts [first, first + count) of a unit's space starting at
+// `base_row`, split where a run crosses into the next row; register = reg0 + offset.
+void emit_columns(PimProgramBuilder& b, int rank, std::uint32_t base_row, std::int64_t capacity, std::int64_t first,
+                  std::int64_t count, PimUnitOp op, std::uint32_t reg0) {
+  std::int64_t p = first;
+  while (p < first + count) {
+    const std::int64_t col = p % capacity;
+    const std::int64_t n = std::min(first + count - p, capacity - col);
+    b.columns(rank, base_row + static_cast<std::uint32_t>(p / capacity), static_cast<std::uint32_t>(col),
+              static_cast<std::uint32_t>(n), op, reg0 + static_cast<std::uint32_t>(p - first));
+    p += n;
+  }
+}
+
+}  // namespace
+
+PimGemvLayout::PimGemvLayout(const DramSpec& dram, const PimSpec& pim, std::int64_t outputs, std::int64_t inputs,
+                             std::uint32_t base_row)
+    : dram_(dram), pim_(pim), outputs_(outputs), inputs_(inputs), base_row_(base_row) {
+  units_ = pim.units_per_rank(dram.org);
+  total_units_ = static_cast<std::int64_t>(dram.org.controllers()) * dram.org.ranks * units_;
+  per_unit_ = ceil_div(outputs, total_units_);
+  tiles_ = ceil_div(per_unit_, pim.accumulators);
+  chunks_ = ceil_div(inputs, pim.input_elements(dram.org));
+  block_ = static_cast<std::int64_t>(pim.accumulators) * pim.input_registers;
+  capacity_ = static_cast<std::int64_t>(pim.banks_per_unit(dram.org)) * dram.org.bursts_per_row();
+  rows_used_ = static_cast<std::uint32_t>(ceil_div(tiles_ * chunks_ * block_, capacity_));
+}
+
+PimPlace PimGemvLayout::where(std::int64_t o, std::int64_t k) const {
+  const int lanes = pim_.lanes;
+  const std::int64_t g = o / per_unit_, l = o % per_unit_;
+  const std::int64_t t = l / pim_.accumulators, a = l % pim_.accumulators;
+  const std::int64_t C = pim_.input_elements(dram_.org);
+  const std::int64_t c = k / C, i = (k % C) / lanes;
+  const std::int64_t p = (t * chunks_ + c) * block_ + a * pim_.input_registers + i;
+  const std::int64_t col = p % capacity_;
+  const int bpr = dram_.org.bursts_per_row();
+  PimPlace w;
+  const int u = static_cast<int>(g % units_);
+  w.rank = static_cast<int>((g / units_) % dram_.org.ranks);
+  w.channel = static_cast<int>(g / (static_cast<std::int64_t>(units_) * dram_.org.ranks));
+  w.bank = u * pim_.banks_per_unit(dram_.org) + static_cast<int>(col / bpr);
+  w.row = base_row_ + static_cast<std::uint32_t>(p / capacity_);
+  w.element = static_cast<std::uint32_t>((col % bpr) * lanes + k % lanes);
+  return w;
+}
+
+PimProgram PimGemvLayout::program(const std::vector<double>* x) const {
+  PimProgramBuilder b(dram_, pim_, x != nullptr);
+  const int R = pim_.input_registers, lanes = pim_.lanes;
+  const std::int64_t C = pim_.input_elements(dram_.org);
+  std::vector<std::vector<double>> bursts;
+  for (int rank = 0; rank < dram_.org.ranks; ++rank) {
+    b.enter(rank, kGemvInstructions);
+    for (std::int64_t t = 0; t < tiles_; ++t) {
+      for (std::int64_t c = 0; c < chunks_; ++c) {
+        const int regs = static_cast<int>(std::min<std::int64_t>(R, ceil_div(inputs_ - c * C, lanes)));
+        bursts.assign(static_cast<std::size_t>(regs), std::vector<double>(static_cast<std::size_t>(lanes), 0.0));
+        if (x)
+          for (int i = 0; i < regs; ++i)
+            for (int l = 0; l < lanes; ++l) {
+              const std::int64_t k = c * C + static_cast<std::int64_t>(i) * lanes + l;
+              if (k < inputs_) bursts[static_cast<std::size_t>(i)][static_cast<std::size_t>(l)] = (*x)[static_cast<std::size_t>(k)];
+            }
+        b.load_inputs(rank, 0, bursts, regs, c == 0);
+        const std::int64_t block = (t * chunks_ + c) * block_;
+        for (int a = 0; a < pim_.accumulators; ++a)
+          emit_columns(b, rank, base_row_, capacity_, block + static_cast<std::int64_t>(a) * R, regs, PimUnitOp::Mac,
+                       static_cast<std::uint32_t>(a * R));
+      }
+      b.read_results(rank, 0, static_cast<std::uint32_t>(units_ * pim_.accumulators));
+    }
+    b.leave(rank);
+  }
+  return b.take();
+}
+
+std::vector<double> PimGemvLayout::outputs_from(
+    const std::vector<std::vector<std::vector<std::vector<double>>>>& results) const {
+  std::vector<double> y(static_cast<std::size_t>(outputs_), 0.0);
+  const int A = pim_.accumulators;
+  for (std::size_t ch = 0; ch < results.size(); ++ch)
+    for (std::size_t r = 0; r < results[ch].size(); ++r) {
+      const auto& bursts = results[ch][r];
+      for (std::size_t q = 0; q < bursts.size(); ++q) {
+        const std::int64_t per_tile = static_cast<std::int64_t>(units_) * A;
+        const std::int64_t t = static_cast<std::int64_t>(q) / per_tile, within = static_cast<std::int64_t>(q) % per_tile;
+        const std::int64_t u = within / A, a = within % A;
+        const std::int64_t g = (static_cast<std::int64_t>(ch) * dram_.org.ranks + static_cast<std::int64_t>(r)) * units_ + u;
+        const std::int64_t o = g * per_unit_ + t * A + a;
+        if (t * A + a >= per_unit_ || o >= outputs_) continue;
+        double sum = 0;
+        for (double v : bursts[q]) sum += v;
+        y[static_cast<std::size_t>(o)] = sum;
+      }
+    }
+  return y;
+}
+
+std::uint64_t PimGemvLayout::bytes_per_channel() const {
+  const auto bytes = static_cast<std::uint64_t>(outputs_ * inputs_ * pim_.element_bytes());
+  const std::uint64_t n = static_cast<std::uint64_t>(dram_.org.controllers());
+  return (bytes + n - 1) / n;
+}
+
+PimVectorLayout::PimVectorLayout(const DramSpec& dram, const PimSpec& pim, std::int64_t elements, int vectors,
+                                 std::uint32_t base_row)
+    : dram_(dram), pim_(pim), elements_(elements), vectors_(vectors), base_row_(base_row) {
+  units_ = pim.units_per_rank(dram.org);
+  total_units_ = static_cast<std::int64_t>(dram.org.controllers()) * dram.org.ranks * units_;
+  per_unit_ = ceil_div(elements, total_units_);
+  bursts_ = ceil_div(per_unit_, pim.lanes);
+  capacity_ = static_cast<std::int64_t>(pim.banks_per_unit(dram.org)) * dram.org.bursts_per_row();
+  rows_per_vector_ = static_cast<std::uint32_t>(ceil_div(bursts_, capacity_));
+}
+
+PimPlace PimVectorLayout::where(int vector, std::int64_t e) const {
+  const std::int64_t g = e / per_unit_, q = e % per_unit_;
+  const std::int64_t p = q / pim_.lanes, col = p % capacity_;
+  const int bpr = dram_.org.bursts_per_row();
+  PimPlace w;
+  const int u = static_cast<int>(g % units_);
+  w.rank = static_cast<int>((g / units_) % dram_.org.ranks);
+  w.channel = static_cast<int>(g / (static_cast<std::int64_t>(units_) * dram_.org.ranks));
+  w.bank = u * pim_.banks_per_unit(dram_.org) + static_cast<int>(col / bpr);
+  w.row = base_row_ + static_cast<std::uint32_t>(vector) * rows_per_vector_ + static_cast<std::uint32_t>(p / capacity_);
+  w.element = static_cast<std::uint32_t>((col % bpr) * pim_.lanes + q % pim_.lanes);
+  return w;
+}
+
+PimProgram PimVectorLayout::program(PimElementwise op) const {
+  PimProgramBuilder b(dram_, pim_, false);
+  const int R = pim_.input_registers;
+  const auto base = [&](int v) { return base_row_ + static_cast<std::uint32_t>(v) * rows_per_vector_; };
+  const int out = op == PimElementwise::Relu ? 1 : 2;
+  for (int rank = 0; rank < dram_.org.ranks; ++rank) {
+    b.enter(rank, kElementwiseInstructions);
+    for (std::int64_t g = 0; g < bursts_; g += R) {
+      const std::int64_t n = std::min<std::int64_t>(R, bursts_ - g);
+      emit_columns(b, rank, base(0), capacity_, g, n, PimUnitOp::Fill, 0);
+      if (op != PimElementwise::Relu)
+        emit_columns(b, rank, base(1), capacity_, g, n, op == PimElementwise::Add ? PimUnitOp::Add : PimUnitOp::Mul, 0);
+      emit_columns(b, rank, base(out), capacity_, g, n, op == PimElementwise::Relu ? PimUnitOp::MovRelu : PimUnitOp::Mov,
+                   0);
+    }
+    b.leave(rank);
+  }
+  return b.take();
+}
+
+PimProgram host_stream_program(const DramSpec& dram, std::uint64_t bytes, std::uint32_t base_row) {
+  PimProgram p;
+  const DramOrganization& org = dram.org;
+  const std::int64_t bursts = ceil_div(static_cast<std::int64_t>(bytes), org.access_bytes());
+  const int bpr = org.bursts_per_row(), groups = org.bank_groups;
+  // A set: one bank in each bank group, the same row; reads go round the bank groups (tCCD_S).
+  const std::int64_t per_set = static_cast<std::int64_t>(groups) * bpr;
+  const std::int64_t sets = ceil_div(bursts, per_set);
+  const auto set_bank = [&](std::int64_t s) { return static_cast<int>(s % org.banks_per_group); };
+  const auto set_row = [&](std::int64_t s) {
+    return base_row + static_cast<std::uint32_t>(s / (org.banks_per_group * org.ranks));
+  };
+  const auto set_rank = [&](std::int64_t s) { return static_cast<int>((s / org.banks_per_group) % org.ranks); };
+  const auto activate = [&](std::int64_t s) {
+    for (int g = 0; g < groups; ++g) p.segments_.push_back(PimSegment{DramCmd::ACT, set_rank(s), g, set_bank(s), set_row(s)});
+  };
+  std::int64_t left = bursts;
+  activate(0);
+  for (std::int64_t s = 0; s < sets; ++s) {
+    const std::int64_t n = std::min(left, per_set);
+    for (std::int64_t i = 0; i < n; ++i) {
+      // Halfway through, the next set's banks open, so its reads need not wait for tRCD.
+      if (i == n / 2 && s + 1 < sets) activate(s + 1);
+      const int g = static_cast<int>(i % groups);
+      p.segments_.push_back(PimSegment{DramCmd::RD, set_rank(s), g, set_bank(s), set_row(s),
+                                       static_cast<std::uint32_t>(i / groups)});
+    }
+    for (int g = 0; g < groups; ++g) p.segments_.push_back(PimSegment{DramCmd::PRE, set_rank(s), g, set_bank(s), set_row(s)});
+    left -= n;
+  }
+  p.rewind();
+  return p;
+}
+
+}  // namespace strata
