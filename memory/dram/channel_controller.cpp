@@ -464,6 +464,9 @@ bool ChannelController::rows_open_for(const DramCommand& c) const {
 void ChannelController::stream_candidate(std::uint64_t now, std::uint64_t& next, std::optional<Candidate>& row,
                                          std::optional<Candidate>& col) {
   DramCommand h;
+  // A precharge of a bank a refresh already closed has nothing left to do.
+  while (stream_->peek(h) && h.cmd == DramCmd::PRE && !banks_[bank_index(h.rank, h.bank_group, h.bank)].open)
+    stream_->pop();
   if (!stream_->peek(h)) {
     stream_ = nullptr;
     return;
@@ -472,9 +475,13 @@ void ChannelController::stream_candidate(std::uint64_t now, std::uint64_t& next,
   if (refresh_owed_[h.rank]) return;
   Candidate c{h.cmd, h.rank, h.bank_group, h.bank, h.row, nullptr, RequestQueue::kNone, h.column, true};
   const DramCommandInfo& info = protocol_.info(h.cmd);
-  if (info.column && !rows_open_for(h) && stream_opened_[h.rank]) {
-    const DramCommand& o = *stream_opened_[h.rank];
-    c = Candidate{o.cmd, o.rank, o.bank_group, o.bank, o.row, nullptr, RequestQueue::kNone, o.column, true, true};
+  if (info.column && !rows_open_for(h)) {
+    // Reopen what a refresh closed: the bank's row, or the stream's last all-bank activation.
+    if (!info.rank_scoped)
+      c = Candidate{DramCmd::ACT, h.rank, h.bank_group, h.bank, h.row, nullptr, RequestQueue::kNone, 0, true, true};
+    else if (const auto& o = stream_opened_[h.rank])
+      c = Candidate{o->cmd,    o->rank, o->bank_group, o->bank, o->row, nullptr, RequestQueue::kNone,
+                    o->column, true,    true};
   }
   const std::uint64_t at =
       c.cmd == DramCmd::PREA ? timing_.earliest_prea(c.rank) : timing_.earliest(c.cmd, c.rank, c.group, c.bank);

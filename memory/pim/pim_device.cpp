@@ -88,8 +88,8 @@ PimDevice::PimDevice(const DramSpec& dram, const ControllerConfig& controller, c
 
 PimDevice::~PimDevice() = default;
 
-void PimDevice::use_timing_for_scheduling(const DramSpec& wrong) {
-  channels_.front()->ctrl->use_timing_for_scheduling(make_pim_dram(wrong, pim_));
+void PimDevice::use_timing_for_scheduling(const DramSpec& wrong_dram, const PimSpec& wrong_pim) {
+  channels_.front()->ctrl->use_timing_for_scheduling(make_pim_dram(wrong_dram, wrong_pim));
 }
 
 PimRun PimDevice::run(PimProgram& program) {

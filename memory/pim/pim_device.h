@@ -74,7 +74,7 @@ class PimDevice {
   // The functional state of a channel's units and banks (Options::functional).
   PimUnits& units(int channel) { return *units_.at(static_cast<std::size_t>(channel)); }
   // Test hook (mutation test): schedule with this timing while the checkers keep the real one.
-  void use_timing_for_scheduling(const DramSpec& wrong);
+  void use_timing_for_scheduling(const DramSpec& wrong_dram, const PimSpec& wrong_pim);
   // Precharged standby energy over `seconds` (every channel).
   double standby_energy_j(double seconds) const { return energy_.standby_power * seconds; }
 

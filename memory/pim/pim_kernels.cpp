@@ -176,23 +176,31 @@ PimProgram host_stream_program(const DramSpec& dram, std::uint64_t bytes, std::u
     return base_row + static_cast<std::uint32_t>(s / (org.banks_per_group * org.ranks));
   };
   const auto set_rank = [&](std::int64_t s) { return static_cast<int>((s / org.banks_per_group) % org.ranks); };
-  const auto activate = [&](std::int64_t s) {
-    for (int g = 0; g < groups; ++g) p.segments_.push_back(PimSegment{DramCmd::ACT, set_rank(s), g, set_bank(s), set_row(s)});
+  // In order, so spread out: the next set's activations one per bank group through the second
+  // half of this set's reads, the previous set's precharges among this set's first reads (each
+  // then costs a free row-bus cycle, not a stall).
+  const auto act = [&](std::int64_t s, int g) {
+    p.segments_.push_back(PimSegment{DramCmd::ACT, set_rank(s), g, set_bank(s), set_row(s)});
   };
+  const auto pre = [&](std::int64_t s, int g) {
+    p.segments_.push_back(PimSegment{DramCmd::PRE, set_rank(s), g, set_bank(s), set_row(s)});
+  };
+  for (int g = 0; g < groups; ++g) act(0, g);
   std::int64_t left = bursts;
-  activate(0);
   for (std::int64_t s = 0; s < sets; ++s) {
     const std::int64_t n = std::min(left, per_set);
+    const std::int64_t spacing = std::max<std::int64_t>(1, n / 2 / groups);
     for (std::int64_t i = 0; i < n; ++i) {
-      // Halfway through, the next set's banks open, so its reads need not wait for tRCD.
-      if (i == n / 2 && s + 1 < sets) activate(s + 1);
       const int g = static_cast<int>(i % groups);
+      if (s > 0 && i >= 2 * groups && i < 3 * groups) pre(s - 1, g);
+      if (s + 1 < sets && i >= n / 2 && (i - n / 2) % spacing == 0 && (i - n / 2) / spacing < groups)
+        act(s + 1, static_cast<int>((i - n / 2) / spacing));
       p.segments_.push_back(PimSegment{DramCmd::RD, set_rank(s), g, set_bank(s), set_row(s),
                                        static_cast<std::uint32_t>(i / groups)});
     }
-    for (int g = 0; g < groups; ++g) p.segments_.push_back(PimSegment{DramCmd::PRE, set_rank(s), g, set_bank(s), set_row(s)});
     left -= n;
   }
+  for (int g = 0; g < groups; ++g) pre(sets - 1, g);
   p.rewind();
   return p;
 }
