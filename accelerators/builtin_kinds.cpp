@@ -3,6 +3,7 @@
 #include "accelerators/gpu/register_kinds.h"
 #include "accelerators/npu/register_kinds.h"
 #include "accelerators/package/register_kinds.h"
+#include "accelerators/pim/register_kinds.h"
 #include "memory/register_kinds.h"
 #include "models/register_kinds.h"
 #include "rtl/register_kinds.h"
@@ -17,6 +18,7 @@ void register_builtin_kinds(Registry& registry) {
   register_npu_kinds(registry);
   register_gpu_kinds(registry);
   register_package_kinds(registry);
+  register_pim_kinds(registry);
   register_rtl_kinds(registry);
 }
 

@@ -92,14 +92,53 @@ void PimDevice::use_timing_for_scheduling(const DramSpec& wrong_dram, const PimS
   channels_.front()->ctrl->use_timing_for_scheduling(make_pim_dram(wrong_dram, wrong_pim));
 }
 
+PimDevice::Snapshot PimDevice::snapshot(std::uint64_t at) const {
+  const Channel& ch = *channels_.front();
+  Snapshot s;
+  for (const Counter* c : ch.stats.commands) s.commands.push_back(c->count());
+  s.reopens = ch.stats.stream_reopens->count();
+  s.active = ch.ctrl->active_rank_cycles_at(at);
+  return s;
+}
+
+void PimDevice::measure(const Snapshot& before, PimRun& r) const {
+  const Snapshot now = snapshot(r.end);
+  const auto n = static_cast<std::uint64_t>(channels());
+  r.commands.clear();
+  for (std::size_t c = 0; c < now.commands.size(); ++c)
+    r.commands.push_back((now.commands[c] - before.commands[c]) * n);
+  r.reopens = (now.reopens - before.reopens) * n;
+  r.active_rank_cycles = (now.active - before.active) * n;
+  const auto count = [&](DramCmd c) { return static_cast<double>(r.commands[static_cast<std::size_t>(c)]); };
+  const double banks = dram_.org.banks_per_rank();
+  const double units = pim_.units_per_rank(dram_.org);
+  r.dram_energy_j = count(DramCmd::ACT) * energy_.act + count(cmd_.ACTAB) * banks * energy_.act +
+                    (count(DramCmd::RD) + count(cmd_.RDMAC)) * energy_.read +
+                    (count(DramCmd::WR) + count(cmd_.WRGB)) * energy_.write + count(DramCmd::REF) * energy_.refresh +
+                    count(DramCmd::REFpb) * energy_.refresh_bank +
+                    static_cast<double>(r.active_rank_cycles) * energy_.active_cycle;
+  const PimUnitEnergy& u = unit_energy_;
+  r.unit_energy_j = count(cmd_.MACAB) * units * (u.column + pim_.lanes * u.mac_lane + u.register_access) +
+                    count(cmd_.MOVAB) * units * (u.column + u.register_access) +
+                    (count(DramCmd::RD) + count(DramCmd::WR) + count(cmd_.WRGB) + count(cmd_.RDMAC)) *
+                        dram_.org.access_bytes() * 8.0 * u.io_per_bit;
+}
+
+PimRun PimDevice::idle_until(std::uint64_t end) {
+  const Snapshot before = snapshot(now_);
+  PimRun r;
+  r.start = now_;
+  r.end = std::max(now_, end);
+  channels_.front()->ctrl->finish(r.end);
+  now_ = r.end;
+  measure(before, r);
+  return r;
+}
+
 PimRun PimDevice::run(PimProgram& program) {
   Channel& ch = *channels_.front();
   ChannelController& ctrl = *ch.ctrl;
-  std::vector<std::uint64_t> before;
-  for (Counter* c : ch.stats.commands) before.push_back(c->count());
-  const std::uint64_t reopens = ch.stats.stream_reopens->count();
-  const std::uint64_t active = ctrl.active_rank_cycles_at(now_);
-
+  const Snapshot before = snapshot(now_);
   program.rewind();
   ch.program = &program;
   PimRun r;
@@ -116,33 +155,14 @@ PimRun PimDevice::run(PimProgram& program) {
   ch.program = nullptr;
   // The last command's own tail: data of a read or write, a precharge's tRP.
   const DramTiming& tm = dram_.timing;
-  const DramCommandInfo& last = protocol_.info(ch.last.cmd);
   std::uint64_t tail = 1;
   if (ch.last.cmd == DramCmd::RD || ch.last.cmd == cmd_.RDMAC) tail = static_cast<std::uint64_t>(tm.CL + tm.tBURST);
   else if (ch.last.cmd == DramCmd::WR || ch.last.cmd == cmd_.WRGB || ch.last.cmd == cmd_.MOVAB)
     tail = static_cast<std::uint64_t>(tm.CWL + tm.tBURST);
-  else if (last.closes_row) tail = static_cast<std::uint64_t>(tm.tRP);
+  else if (protocol_.info(ch.last.cmd).closes_row) tail = static_cast<std::uint64_t>(tm.tRP);
   r.end = std::max(now_, ctrl.stream_last_cycle() + tail);
   now_ = r.end;
-
-  const auto n = static_cast<std::uint64_t>(channels());
-  for (std::size_t c = 0; c < before.size(); ++c) r.commands.push_back((ch.stats.commands[c]->count() - before[c]) * n);
-  r.reopens = (ch.stats.stream_reopens->count() - reopens) * n;
-  r.active_rank_cycles = (ctrl.active_rank_cycles_at(now_) - active) * n;
-  const auto count = [&](DramCmd c) { return static_cast<double>(r.commands[static_cast<std::size_t>(c)]); };
-  const double banks = dram_.org.banks_per_rank();
-  const double units = pim_.units_per_rank(dram_.org);
-  r.dram_energy_j = count(DramCmd::ACT) * energy_.act + count(cmd_.ACTAB) * banks * energy_.act +
-                    (count(DramCmd::RD) + count(cmd_.RDMAC)) * energy_.read +
-                    (count(DramCmd::WR) + count(cmd_.WRGB)) * energy_.write + count(DramCmd::REF) * energy_.refresh +
-                    count(DramCmd::REFpb) * energy_.refresh_bank +
-                    static_cast<double>(r.active_rank_cycles) * energy_.active_cycle;
-  const PimUnitEnergy& u = unit_energy_;
-  const double host_bits = dram_.org.access_bytes() * 8.0;
-  r.unit_energy_j = count(cmd_.MACAB) * units * (u.column + pim_.lanes * u.mac_lane + u.register_access) +
-                    count(cmd_.MOVAB) * units * (u.column + u.register_access) +
-                    (count(DramCmd::RD) + count(DramCmd::WR) + count(cmd_.WRGB) + count(cmd_.RDMAC)) * host_bits *
-                        u.io_per_bit;
+  measure(before, r);
   return r;
 }
 

@@ -67,6 +67,9 @@ class PimDevice {
   // The DRAM is idle (the host is busy) until `cycle`.
   void advance_to(std::uint64_t cycle) { now_ = std::max(now_, cycle); }
 
+  // Issues the refreshes of the idle stretch up to `end` (the run's end) and closes the active
+  // standby accounting; returns what that cost.
+  PimRun idle_until(std::uint64_t end);
   // Runs `program` on every channel from now() on; throws std::runtime_error with the first
   // protocol violation when checking. Rewinds the program first. A program of ordinary commands
   // (ACT, RD, PRE) runs the same way: the baseline of the same DRAM without PIM.
@@ -80,7 +83,13 @@ class PimDevice {
 
  private:
   struct Channel;
-  double command_energy(const PimRun& r) const;
+  struct Snapshot {
+    std::vector<std::uint64_t> commands;
+    std::uint64_t reopens = 0, active = 0;
+  };
+  Snapshot snapshot(std::uint64_t at) const;
+  // The counts since `before`, times the channels, and their energy.
+  void measure(const Snapshot& before, PimRun& r) const;
 
   DramSpec dram_;
   PimSpec pim_;

@@ -7,6 +7,20 @@ namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+// Refresh takes tRFC (and a row switch after it) out of every tREFI.
+double with_refresh(const DramSpec& dram, double cycles, double row_switch) {
+  const DramTiming& t = dram.timing;
+  return cycles / (1.0 - (t.tRFC + row_switch) / t.tREFI);
+}
+
+double row_switch_cycles(const DramSpec& dram, const PimSpec& pim) {
+  const DramTiming& t = dram.timing;
+  return t.tRTP + t.tRPab + pim.timing.tRCD_MAC;
+}
+
+// One WRGB of an input load or mode write, one RDMAC of a result read.
+double write_cycles(const DramSpec& dram) { return dram.timing.tCCD_L_WR; }
+
 // HBM-PIM's GEMV microkernel (PIMSimulator's PIMCmdGen): MAC even bank / JUMP / MAC odd bank /
 // JUMP / NOP / EXIT; the element-wise kernels: FILL / ADD or MUL / MOV / EXIT.
 constexpr int kGemvInstructions = 6;
@@ -118,6 +132,28 @@ std::uint64_t PimGemvLayout::bytes_per_channel() const {
   return (bytes + n - 1) / n;
 }
 
+double PimGemvLayout::estimate_cycles() const {
+  const DramTiming& t = dram_.timing;
+  const PimTiming& pt = pim_.timing;
+  const bool modes = pim_.mode_switch == PimModeSwitch::ReservedRows;
+  const double input_bursts = static_cast<double>(ceil_div(inputs_, pim_.lanes));
+  // MACs: every weight burst of a unit, once per tile's input bursts.
+  const double macs = static_cast<double>(tiles_) * pim_.accumulators * input_bursts;
+  double cycles = macs * pt.tMAC;
+  // Per (tile, chunk): its input bursts (and, with modes, the two mode writes), the data's write latency.
+  const double loads = static_cast<double>(tiles_) * input_bursts;
+  const double blocks = static_cast<double>(tiles_ * chunks_);
+  cycles += (loads + (modes ? 2 * blocks : 0)) * write_cycles(dram_) + blocks * (t.CWL + t.tBURST);
+  // Row switches: every row of the unit's space once, or every block's rows when a block spans rows.
+  const double rows =
+      block_ >= capacity_ ? blocks * static_cast<double>(ceil_div(block_, capacity_)) : static_cast<double>(rows_used_);
+  cycles += rows * row_switch_cycles(dram_, pim_);
+  // Per tile: the results, one burst per unit and accumulator, after the pipeline.
+  cycles += static_cast<double>(tiles_) *
+            (units_ * pim_.accumulators * t.tCCD_L + pt.tMAC_RD + (modes ? 2 * write_cycles(dram_) : 0));
+  return with_refresh(dram_, cycles, row_switch_cycles(dram_, pim_));
+}
+
 PimVectorLayout::PimVectorLayout(const DramSpec& dram, const PimSpec& pim, std::int64_t elements, int vectors,
                                  std::uint32_t base_row)
     : dram_(dram), pim_(pim), elements_(elements), vectors_(vectors), base_row_(base_row) {
@@ -161,6 +197,19 @@ PimProgram PimVectorLayout::program(PimElementwise op) const {
     b.leave(rank);
   }
   return b.take();
+}
+
+double PimVectorLayout::estimate_cycles(PimElementwise op) const {
+  const int passes = op == PimElementwise::Relu ? 2 : 3;  // rows read and written per group
+  const double groups = static_cast<double>(ceil_div(bursts_, pim_.input_registers));
+  double cycles = static_cast<double>(bursts_) * passes * pim_.timing.tMAC;
+  cycles += groups * passes * row_switch_cycles(dram_, pim_);
+  return with_refresh(dram_, cycles, row_switch_cycles(dram_, pim_));
+}
+
+double host_stream_cycles(const DramSpec& dram, std::uint64_t bytes) {
+  const double bursts = static_cast<double>(ceil_div(static_cast<std::int64_t>(bytes), dram.org.access_bytes()));
+  return with_refresh(dram, bursts * dram.timing.tBURST, dram.timing.tRCD);
 }
 
 PimProgram host_stream_program(const DramSpec& dram, std::uint64_t bytes, std::uint32_t base_row) {

@@ -40,6 +40,10 @@ class PimGemvLayout {
   std::vector<double> outputs_from(const std::vector<std::vector<std::vector<std::vector<double>>>>& results) const;
   // The weight bytes one (pseudo-)channel streams: the baseline without PIM reads these.
   std::uint64_t bytes_per_channel() const;
+  // The stream's length in closed form (the analytic fidelity): MACs at tMAC, plus per (tile,
+  // chunk) the input load and the row switches, plus per tile the result reads, stretched by
+  // the refresh's share of time.
+  double estimate_cycles() const;
 
  private:
   DramSpec dram_;
@@ -65,6 +69,7 @@ class PimVectorLayout {
   std::uint32_t rows_used() const { return rows_per_vector_ * static_cast<std::uint32_t>(vectors_); }
   // y (vector 2; vector 1 for ReLU) = a (vector 0) op b (vector 1).
   PimProgram program(PimElementwise op) const;
+  double estimate_cycles(PimElementwise op) const;  // closed form, as PimGemvLayout's
 
  private:
   DramSpec dram_;
@@ -81,5 +86,6 @@ class PimVectorLayout {
 // ordinary commands at the channel's best (bank groups interleaved, the next banks activated
 // while the current ones are read), from `base_row` on.
 PimProgram host_stream_program(const DramSpec& dram, std::uint64_t bytes, std::uint32_t base_row);
+double host_stream_cycles(const DramSpec& dram, std::uint64_t bytes);  // its closed form
 
 }  // namespace strata

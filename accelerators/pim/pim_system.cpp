@@ -1,0 +1,307 @@
+#include "accelerators/pim/pim_system.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "memory/dram/dram.h"
+#include "sim/input_error.h"
+#include "sim/ports.h"
+#include "sim/sim_context.h"
+#include "sim/text.h"
+
+namespace strata {
+namespace {
+
+const KindSpec& host_section() {
+  static const KindSpec spec = [] {
+    KindSpec s;
+    s.name = "pim_host";
+    s.category = "section";
+    s.description = "the processor that runs what the PIM units cannot, as a roofline";
+    s.add(param::real("peak_tflops", "its arithmetic peak in TFLOP/s (PIM-GPT's ASIC, AttAcc's GPU)").range("0.000001", "1e6"));
+    s.add(param::quantity("bandwidth", UnitFamily::Bandwidth,
+                          "its memory bandwidth for the operators it runs (weights and activations it reads and "
+                          "writes); a host on the PIM DRAM's bus reads through the same channels"));
+    s.add(param::quantity("link_bandwidth", UnitFamily::Bandwidth,
+                          "the link between host and PIM device where they are apart (AttAcc: NVLink3 600 GB/s); 0: "
+                          "the host sits on the DRAM's bus and the PIM commands' own bursts carry its data")
+              .def("0 GB/s"));
+    s.add(param::quantity("launch_latency", UnitFamily::Time, "fixed cost of each operator the host runs").def("0 s"));
+    s.add(param::quantity("flop_energy", UnitFamily::Energy, "energy per FLOP of the host's arithmetic").def("0.5 pJ"));
+    s.add(param::quantity("memory_energy", UnitFamily::EnergyPerBit,
+                          "energy per bit the host moves through its memory (AttAcc charges the GPU 28.72 pJ/B = 3.59 "
+                          "pJ/bit for HBM across the interposer)")
+              .def("3.59 pJ/bit"));
+    s.add(param::quantity("link_energy", UnitFamily::EnergyPerBit, "energy per bit across the link (NVLink: 1.3 pJ/bit)")
+              .def("1.3 pJ/bit"));
+    s.add(param::quantity("area", UnitFamily::Area, "the host's area, counted in the design's area (0: not counted)")
+              .def("0 mm2"));
+    s.add(param::quantity("idle_power", UnitFamily::Power, "the host's power while the run lasts, busy or not").def("0 W"));
+    return s;
+  }();
+  return spec;
+}
+
+}  // namespace
+
+KindSpec PimSystem::spec() {
+  KindSpec s;
+  s.name = "pim";
+  s.description = "processing-in-memory DRAM (units beside the banks) with a host, running operator graphs";
+  s.add(param::list("offload", "operator classes the PIM units run: gemv (Gemv, and Gemm of at most "
+                               "max_gemv_batch rows), attention (decode: Q.K^T and S.V over the KV cache), "
+                               "elementwise (add, mul, relu); the rest runs on the host")
+            .of_choices({"gemv", "attention", "elementwise"})
+            .def("gemv,elementwise"));
+  s.add(param::integer("max_gemv_batch", "a Gemm of at most this many rows runs as that many GEMVs in the PIM")
+            .def("1")
+            .range("1", "1048576"));
+  s.add(param::boolean("compare_without_pim",
+                       "also time the graph on the same DRAM without PIM (the host streams every weight over the "
+                       "channels, cycle by cycle) and report speedup_vs_no_pim")
+            .def("false"));
+  s.slot(SlotSpec{"memory", "the DRAM the units sit in (kind dram, any standard preset)", "component",
+                  kMemoryTargetRole, true, nullptr});
+  s.slot(SlotSpec{"pim", "the units: placement, lanes, registers, mode switching, timing, energy", "section", "", true,
+                  &PimSpec::section()});
+  s.slot(SlotSpec{"host", "the processor for what the units cannot run", "section", "", true, &host_section()});
+  return s;
+}
+
+PimSystem::PimSystem(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx) : Component(name, cfg, ctx) {
+  const ValidatedNode& memory = cfg.child("memory");
+  if (memory.spec->name != "dram")
+    throw InputError(memory.loc, memory.path + ".kind",
+                     fmt::format("a PIM device is built on a dram node, not {}", memory.spec->name));
+  dram_ = DramSpec::from_config(memory, memory.params.quantity("clock"));
+  const ControllerConfig controller = Dram::controller_config(memory.child("controller"), dram_);
+  pim_ = PimSpec::from_config(cfg.child("pim"), dram_);
+  const std::string standard_key = lower(dram_.standard);
+  const PimDevice::Options options{ctx.check_protocol(), false};
+  device_ = std::make_unique<PimDevice>(dram_, controller, pim_, tech(), standard_key, options);
+  if (params().flag("compare_without_pim"))
+    baseline_ = std::make_unique<PimDevice>(dram_, controller, pim_, tech(), standard_key, options);
+  dram_ = device_->dram();  // with the PIM commands, for the kernels' builders
+  const Params& h = cfg.child("host").params;
+  host_.peak_flops = h.real("peak_tflops") * 1e12;
+  host_.bandwidth = h.quantity("bandwidth");
+  host_.link_bandwidth = h.quantity("link_bandwidth");
+  host_.launch_s = h.quantity("launch_latency");
+  host_.flop_j = h.quantity("flop_energy");
+  host_.memory_j_per_bit = h.quantity("memory_energy");
+  host_.link_j_per_bit = h.quantity("link_energy");
+  for (const std::string& o : params().list("offload")) mapping_.offload.insert(o);
+  mapping_.max_gemv_batch = params().integer("max_gemv_batch");
+  mapping_.host_on_dram_bus = host_.link_bandwidth <= 0;
+
+  // Energy events: the DRAM's per command (an all-bank activation is every bank's), the units'.
+  const DramProtocol& protocol = device_->protocol();
+  const DramEnergy& e = device_->dram_energy();
+  const PimCommands& c = device_->commands();
+  const PimUnitEnergy& u = device_->unit_energy();
+  const double units = pim_.units_per_rank(dram_.org);
+  for (int i = 0; i < protocol.size(); ++i) {
+    const auto cmd = static_cast<DramCmd>(i);
+    double j = 0;
+    std::string what;
+    if (cmd == DramCmd::ACT) j = e.act, what = "row activations (IDD0)";
+    else if (cmd == c.ACTAB) j = e.act * dram_.org.banks_per_rank(), what = "all-bank activations (IDD0 x banks)";
+    else if (cmd == DramCmd::RD || cmd == c.RDMAC) j = e.read, what = "read bursts to the host (IDD4R)";
+    else if (cmd == DramCmd::WR || cmd == c.WRGB) j = e.write, what = "write bursts from the host (IDD4W)";
+    else if (cmd == DramCmd::REF) j = e.refresh, what = "all-bank refreshes (IDD5B)";
+    else if (cmd == DramCmd::REFpb) j = e.refresh_bank, what = "per-bank refreshes";
+    else if (cmd == c.MACAB)
+      j = units * (u.column + pim_.lanes * u.mac_lane + u.register_access),
+      what = "all-bank MACs: every unit's column read, lanes and registers (" + u.source + ")";
+    else if (cmd == c.MOVAB) j = units * (u.column + u.register_access), what = "all-bank register writes into the rows";
+    command_events_.push_back(j > 0 ? &energy_event(lower(protocol.name(cmd)), j, what) : nullptr);
+  }
+  active_ = &energy_event("active_standby", e.active_cycle, "rank-cycles with a bank open (IDD3N - IDD2N)");
+  io_ = &energy_event("io", u.io_per_bit, "bits of host bursts across the DRAM's interface (technology table)");
+  host_flop_ = &energy_event("host_flop", host_.flop_j, "the host's FLOPs");
+  host_memory_ = &energy_event("host_memory", host_.memory_j_per_bit, "bits the host moves through its memory");
+  link_ = &energy_event("link", host_.link_j_per_bit, "bits across the host-PIM link");
+  set_background_power(device_->standby_energy_j(1.0) + h.quantity("idle_power"));
+  const double unit_area = PimUnitEnergy::unit_area_mm2(tech(), dram_, pim_);
+  const double all_units = units * dram_.org.ranks * dram_.org.controllers();
+  add_area("pim_units", unit_area * all_units, tech().logic_leakage_w_per_mm2() * unit_area * all_units);
+  if (h.quantity("area") > 0) add_area("host", h.quantity("area"), 0);
+
+  scalar("peak_flops", "FLOP/s", "every unit's lanes, 2 FLOP each per tMAC")
+      .set(all_units * pim_.lanes * 2 / (pim_.timing.tMAC * dram_.tck_s));
+  scalar("internal_bandwidth", "B/s", "every unit's burst per tMAC (what the units read from the banks)")
+      .set(all_units * dram_.org.access_bytes() / (pim_.timing.tMAC * dram_.tck_s));
+  scalar("peak_bandwidth", "B/s", "the DRAM's channels (what a host reads)").set(dram_.peak_bandwidth());
+  ctx.report("latency_s", stat_name("latency"));
+  ctx.report("flops", stat_name("flops"));
+  ctx.report("achieved_tflops", stat_name("achieved_tflops"));
+  ctx.report("pim_time_fraction", stat_name("pim_time_fraction"));
+  if (baseline_) ctx.report("speedup_vs_no_pim", stat_name("speedup_vs_no_pim"));
+}
+
+PimSystem::~PimSystem() = default;
+
+void PimSystem::load_graph(std::shared_ptr<const OpGraph> graph) {
+  graph_ = std::move(graph);
+  tasks_ = map_graph_to_pim(*graph_, mapping_);
+  if (context().analytic()) return;
+  sc_core::sc_spawn([this] { run_graph(); }, "graph_runner");
+}
+
+std::optional<double> PimSystem::graph_progress() const {
+  if (tasks_.empty()) return std::nullopt;
+  return static_cast<double>(done_) / static_cast<double>(tasks_.size());
+}
+
+double PimSystem::host_seconds(const PimStep& s) const {
+  const double compute = host_.peak_flops > 0 ? s.flops / host_.peak_flops : 0;
+  const double memory = host_.bandwidth > 0 ? s.host_bytes / host_.bandwidth : 0;
+  return host_.launch_s + std::max(compute, memory);
+}
+
+void PimSystem::account(const PimRun& r) {
+  for (std::size_t i = 0; i < r.commands.size(); ++i)
+    if (command_events_[i]) command_events_[i]->add(r.commands[i]);
+  active_->add(r.active_rank_cycles);
+  const PimCommands& c = device_->commands();
+  const auto n = [&](DramCmd cmd) { return r.commands[static_cast<std::size_t>(cmd)]; };
+  io_->add((n(DramCmd::RD) + n(DramCmd::WR) + n(c.WRGB) + n(c.RDMAC)) * dram_.org.access_bytes() * 8);
+}
+
+PimSystem::StepTime PimSystem::run_step(const PimStep& s, bool analytic) {
+  StepTime t;
+  const double tck = dram_.tck_s;
+  if (s.link_bytes > 0) {
+    t.seconds += s.link_bytes / host_.link_bandwidth;
+    link_->add(static_cast<std::uint64_t>(s.link_bytes * 8));
+  }
+  if (s.kind == PimStep::Kind::Host) {
+    t.seconds += host_seconds(s);
+    host_flop_->add(static_cast<std::uint64_t>(s.flops));
+    host_memory_->add(static_cast<std::uint64_t>(s.host_bytes * 8));
+    return t;
+  }
+  device_->advance_to(device_->now() + static_cast<std::uint64_t>(t.seconds / tck));
+  double cycles = 0;
+  if (s.kind == PimStep::Kind::Gemv) {
+    const PimGemvLayout layout(dram_, pim_, s.outputs, s.inputs, 0);
+    if (analytic) {
+      cycles = layout.estimate_cycles() * static_cast<double>(s.repeats);
+    } else {
+      PimProgram program = layout.program(nullptr);
+      for (std::int64_t i = 0; i < s.repeats; ++i) {
+        const PimRun r = device_->run(program);
+        account(r);
+        cycles += static_cast<double>(r.cycles());
+      }
+    }
+  } else {
+    const PimVectorLayout layout(dram_, pim_, s.elements, 3, 0);
+    if (analytic) {
+      cycles = layout.estimate_cycles(s.op) * static_cast<double>(s.repeats);
+    } else {
+      PimProgram program = layout.program(s.op);
+      for (std::int64_t i = 0; i < s.repeats; ++i) {
+        const PimRun r = device_->run(program);
+        account(r);
+        cycles += static_cast<double>(r.cycles());
+      }
+    }
+  }
+  t.pim_cycles = static_cast<std::uint64_t>(cycles);
+  t.seconds += cycles * tck;
+  pim_seconds_ += cycles * tck;
+  return t;
+}
+
+double PimSystem::baseline_seconds(const PimStep& s) {
+  if (s.kind == PimStep::Kind::Host) return host_seconds(s);
+  // Element-wise: the host reads both operands and writes the result through the channels.
+  if (s.kind == PimStep::Kind::Elementwise)
+    return static_cast<double>(s.repeats) * 3.0 * pim_.element_bytes() * static_cast<double>(s.elements) /
+           dram_.peak_bandwidth();
+  // The host reads every weight over the channels and multiplies at its peak.
+  const PimGemvLayout layout(dram_, pim_, s.outputs, s.inputs, 0);
+  const double flops = 2.0 * static_cast<double>(s.outputs * s.inputs);
+  double seconds = 0;
+  if (context().analytic()) {
+    seconds = host_stream_cycles(dram_, layout.bytes_per_channel()) * dram_.tck_s;
+  } else {
+    PimProgram program = host_stream_program(dram_, layout.bytes_per_channel(), 0);
+    seconds = static_cast<double>(baseline_->run(program).cycles()) * dram_.tck_s;
+  }
+  return static_cast<double>(s.repeats) * std::max(seconds, host_.peak_flops > 0 ? flops / host_.peak_flops : 0);
+}
+
+void PimSystem::finish_task(std::size_t i, double start, double end, std::uint64_t pim_cycles) {
+  const PimTask& task = tasks_[i];
+  const std::string base = "ops." + task.name + ".";
+  scalar(base + "latency", "s", "the operator's time, its transfers included").set(end - start);
+  scalar(base + "on_pim", "bool", "the PIM units ran (part of) it").set(task.on_pim ? 1 : 0);
+  scalar(base + "flops", "FLOP", "its floating-point operations").set(task.flops);
+  scalar(base + "pim_cycles", "cycles", "DRAM cycles its PIM kernels took").set(static_cast<double>(pim_cycles));
+  flops_ += task.flops;
+  latency_s_ = end;
+  if (baseline_)
+    for (const PimStep& s : task.steps) baseline_s_ += baseline_seconds(s);
+  ++done_;
+}
+
+void PimSystem::run_graph() {
+  for (std::size_t i = 0; i < tasks_.size(); ++i) {
+    const double start = sc_core::sc_time_stamp().to_seconds();
+    std::uint64_t cycles = 0;
+    for (const PimStep& s : tasks_[i].steps) {
+      const double energy = Component::dynamic_energy_j();
+      const StepTime t = run_step(s, false);
+      pending_j_ = Component::dynamic_energy_j() - energy;
+      pending_from_ = sc_core::sc_time_stamp().to_seconds();
+      pending_to_ = pending_from_ + t.seconds;
+      cycles += t.pim_cycles;
+      // In windows of sim.stats_window, so the power monitor samples the step's energy as it goes.
+      const double window = context().stats_window_s() > 0 ? context().stats_window_s() : t.seconds;
+      for (double left = t.seconds; left > 0; left -= window)
+        sc_core::wait(sc_core::sc_time(std::min(left, window), sc_core::SC_SEC));
+      device_->advance_to(static_cast<std::uint64_t>(sc_core::sc_time_stamp().to_seconds() / dram_.tck_s));
+    }
+    finish_task(i, start, sc_core::sc_time_stamp().to_seconds(), cycles);
+  }
+}
+
+double PimSystem::dynamic_energy_j() const {
+  const double now = sc_core::sc_time_stamp().to_seconds();
+  const double e = Component::dynamic_energy_j();
+  if (now >= pending_to_ || pending_to_ <= pending_from_) return e;
+  return e - pending_j_ * (pending_to_ - now) / (pending_to_ - pending_from_);
+}
+
+double PimSystem::evaluate_analytic() {
+  double now = 0;
+  for (std::size_t i = 0; i < tasks_.size(); ++i) {
+    const double start = now;
+    std::uint64_t cycles = 0;
+    for (const PimStep& s : tasks_[i].steps) {
+      const StepTime t = run_step(s, true);
+      cycles += t.pim_cycles;
+      now += t.seconds;
+    }
+    finish_task(i, start, now, cycles);
+  }
+  return now;
+}
+
+void PimSystem::finalize(const sc_core::sc_time& end) {
+  if (!context().analytic()) account(device_->idle_until(static_cast<std::uint64_t>(end.to_seconds() / dram_.tck_s)));
+  scalar("latency", "s", "the graph's last operator's end").set(latency_s_);
+  scalar("flops", "FLOP", "the graph's floating-point operations").set(flops_);
+  scalar("achieved_tflops", "TFLOP/s", "flops over latency").set(latency_s_ > 0 ? flops_ / latency_s_ * 1e-12 : 0);
+  scalar("pim_time_fraction", "fraction", "time the PIM units' kernels took over latency")
+      .set(latency_s_ > 0 ? pim_seconds_ / latency_s_ : 0);
+  if (baseline_)
+    scalar("speedup_vs_no_pim", "x",
+           "latency of the same graph on the same DRAM without PIM (the host streams the weights) over latency")
+        .set(latency_s_ > 0 ? baseline_s_ / latency_s_ : 0);
+}
+
+}  // namespace strata
