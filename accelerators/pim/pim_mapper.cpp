@@ -64,20 +64,20 @@ std::vector<PimTask> map_graph_to_pim(const OpGraph& graph, const PimMapping& m)
       const std::int64_t queries = op.dim("batch") * op.dim("heads");
       const std::int64_t d = op.dim("head_dim"), kv = op.dim("kv_len");
       const std::int64_t dv = op.dims.count("v_head_dim") && op.dim("v_head_dim") > 0 ? op.dim("v_head_dim") : d;
+      // Every query head's keys at once: a unit's outputs are consecutive keys of one head, and
+      // the head's query is its input (loaded once where it fits the unit's registers).
       PimStep qk;
       qk.kind = PimStep::Kind::Gemv;
-      qk.outputs = kv;
+      qk.outputs = queries * kv;
       qk.inputs = d;
-      qk.repeats = queries;
       qk.link_bytes = crossing(Side::Pim);
       PimStep softmax;  // the scores come out to the host and the probabilities go back in
       softmax.flops = 5.0 * static_cast<double>(queries * kv);
       softmax.link_bytes = m.host_on_dram_bus ? 0 : 2.0 * 2 * static_cast<double>(queries * kv);
       PimStep sv;
       sv.kind = PimStep::Kind::Gemv;
-      sv.outputs = dv;
+      sv.outputs = queries * dv;
       sv.inputs = kv;
-      sv.repeats = queries;
       task.steps = {qk, softmax, sv};
       produced = Side::Pim;
     } else if ((op.kind == OpKind::Add || op.kind == OpKind::Mul || op.kind == OpKind::Relu) && elementwise) {

@@ -6,10 +6,12 @@
 //
 //   Gemv, and Gemm with m <= max_gemv_batch rows   -> m GEMV kernels over the weights (each
 //                                                     token rereads them: PIM has no reuse)
-//   Attention with q_len = 1 (decode)              -> per query head, Q.K^T as a GEMV over the K
-//                                                     cache (kv_len outputs of head_dim inputs),
-//                                                     softmax on the host, S.V as a GEMV over V^T
-//                                                     (head_dim outputs of kv_len inputs)
+//   Attention with q_len = 1 (decode)              -> Q.K^T as one GEMV over every query head's K
+//                                                     cache (batch x heads x kv_len outputs of
+//                                                     head_dim inputs; a unit's outputs belong to
+//                                                     one head, whose query is its input), softmax
+//                                                     on the host, S.V the same over V^T (batch x
+//                                                     heads x head_dim outputs of kv_len inputs)
 //   Add, Mul, Relu                                 -> element-wise kernels
 //   anything else                                  -> host
 #pragma once

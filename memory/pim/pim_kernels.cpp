@@ -75,52 +75,71 @@ PimPlace PimGemvLayout::where(std::int64_t o, std::int64_t k) const {
 }
 
 PimProgram PimGemvLayout::program(const std::vector<double>* x) const {
-  PimProgramBuilder b(dram_, pim_, x != nullptr);
   const int R = pim_.input_registers, lanes = pim_.lanes;
   const std::int64_t C = pim_.input_elements(dram_.org);
   std::vector<std::vector<double>> bursts;
+  std::vector<PimProgram> ranks;
   for (int rank = 0; rank < dram_.org.ranks; ++rank) {
+    PimProgramBuilder b(dram_, pim_, x != nullptr);
     b.enter(rank, kGemvInstructions);
+    const auto load = [&](std::int64_t c) {
+      const int regs = static_cast<int>(std::min<std::int64_t>(R, ceil_div(inputs_ - c * C, lanes)));
+      bursts.assign(static_cast<std::size_t>(regs), std::vector<double>(static_cast<std::size_t>(lanes), 0.0));
+      if (x)
+        for (int i = 0; i < regs; ++i)
+          for (int l = 0; l < lanes; ++l) {
+            const std::int64_t k = c * C + static_cast<std::int64_t>(i) * lanes + l;
+            if (k < inputs_)
+              bursts[static_cast<std::size_t>(i)][static_cast<std::size_t>(l)] = (*x)[static_cast<std::size_t>(k)];
+          }
+      b.load_inputs(rank, 0, bursts, regs);
+      return regs;
+    };
+    // An input that fits the registers is loaded once for every tile.
+    const int whole = chunks_ == 1 ? load(0) : 0;
     for (std::int64_t t = 0; t < tiles_; ++t) {
       for (std::int64_t c = 0; c < chunks_; ++c) {
-        const int regs = static_cast<int>(std::min<std::int64_t>(R, ceil_div(inputs_ - c * C, lanes)));
-        bursts.assign(static_cast<std::size_t>(regs), std::vector<double>(static_cast<std::size_t>(lanes), 0.0));
-        if (x)
-          for (int i = 0; i < regs; ++i)
-            for (int l = 0; l < lanes; ++l) {
-              const std::int64_t k = c * C + static_cast<std::int64_t>(i) * lanes + l;
-              if (k < inputs_) bursts[static_cast<std::size_t>(i)][static_cast<std::size_t>(l)] = (*x)[static_cast<std::size_t>(k)];
-            }
-        b.load_inputs(rank, 0, bursts, regs, c == 0);
+        const int regs = chunks_ == 1 ? whole : load(c);
         const std::int64_t block = (t * chunks_ + c) * block_;
         for (int a = 0; a < pim_.accumulators; ++a)
           emit_columns(b, rank, base_row_, capacity_, block + static_cast<std::int64_t>(a) * R, regs, PimUnitOp::Mac,
                        static_cast<std::uint32_t>(a * R));
       }
-      b.read_results(rank, 0, static_cast<std::uint32_t>(units_ * pim_.accumulators));
+      b.read_results(rank, 0, static_cast<std::uint32_t>(pim_.result_bursts(units_ * pim_.accumulators)));
     }
     b.leave(rank);
+    ranks.push_back(b.take());
   }
-  return b.take();
+  return interleave_ranks(std::move(ranks));
 }
 
 std::vector<double> PimGemvLayout::outputs_from(
     const std::vector<std::vector<std::vector<std::vector<double>>>>& results) const {
   std::vector<double> y(static_cast<std::size_t>(outputs_), 0.0);
-  const int A = pim_.accumulators;
+  const std::int64_t A = pim_.accumulators, per_tile = units_ * A;
+  const std::int64_t bursts_per_tile = pim_.result_bursts(static_cast<int>(per_tile));
   for (std::size_t ch = 0; ch < results.size(); ++ch)
     for (std::size_t r = 0; r < results[ch].size(); ++r) {
       const auto& bursts = results[ch][r];
       for (std::size_t q = 0; q < bursts.size(); ++q) {
-        const std::int64_t per_tile = static_cast<std::int64_t>(units_) * A;
-        const std::int64_t t = static_cast<std::int64_t>(q) / per_tile, within = static_cast<std::int64_t>(q) % per_tile;
-        const std::int64_t u = within / A, a = within % A;
-        const std::int64_t g = (static_cast<std::int64_t>(ch) * dram_.org.ranks + static_cast<std::int64_t>(r)) * units_ + u;
-        const std::int64_t o = g * per_unit_ + t * A + a;
-        if (t * A + a >= per_unit_ || o >= outputs_) continue;
-        double sum = 0;
-        for (double v : bursts[q]) sum += v;
-        y[static_cast<std::size_t>(o)] = sum;
+        const std::int64_t t = static_cast<std::int64_t>(q) / bursts_per_tile;
+        // Each value of the burst: a whole output (adder tree), or one output's lanes.
+        const std::int64_t values = pim_.adder_tree ? pim_.lanes : 1;
+        for (std::int64_t l = 0; l < values; ++l) {
+          const std::int64_t v = pim_.adder_tree ? (static_cast<std::int64_t>(q) % bursts_per_tile) * pim_.lanes + l
+                                                 : static_cast<std::int64_t>(q) % bursts_per_tile;
+          if (v >= per_tile) break;
+          const std::int64_t u = v / A, a = v % A;
+          const std::int64_t g =
+              (static_cast<std::int64_t>(ch) * dram_.org.ranks + static_cast<std::int64_t>(r)) * units_ + u;
+          const std::int64_t o = g * per_unit_ + t * A + a;
+          if (t * A + a >= per_unit_ || o >= outputs_) continue;
+          double sum = 0;
+          if (pim_.adder_tree) sum = bursts[q][static_cast<std::size_t>(l)];
+          else
+            for (double x : bursts[q]) sum += x;
+          y[static_cast<std::size_t>(o)] = sum;
+        }
       }
     }
   return y;
@@ -141,16 +160,18 @@ double PimGemvLayout::estimate_cycles() const {
   const double macs = static_cast<double>(tiles_) * pim_.accumulators * input_bursts;
   double cycles = macs * pt.tMAC;
   // Per (tile, chunk): its input bursts (and, with modes, the two mode writes), the data's write latency.
-  const double loads = static_cast<double>(tiles_) * input_bursts;
   const double blocks = static_cast<double>(tiles_ * chunks_);
-  cycles += (loads + (modes ? 2 * blocks : 0)) * write_cycles(dram_) + blocks * (t.CWL + t.tBURST);
+  const double load_count = chunks_ == 1 ? 1 : blocks;  // an input that fits is loaded once
+  const double loads = chunks_ == 1 ? input_bursts : static_cast<double>(tiles_) * input_bursts;
+  cycles += (loads + (modes ? 2 * load_count : 0)) * write_cycles(dram_) + load_count * (t.CWL + t.tBURST);
   // Row switches: every row of the unit's space once, or every block's rows when a block spans rows.
   const double rows =
       block_ >= capacity_ ? blocks * static_cast<double>(ceil_div(block_, capacity_)) : static_cast<double>(rows_used_);
   cycles += rows * row_switch_cycles(dram_, pim_);
-  // Per tile: the results, one burst per unit and accumulator, after the pipeline.
-  cycles += static_cast<double>(tiles_) *
-            (units_ * pim_.accumulators * t.tCCD_L + pt.tMAC_RD + (modes ? 2 * write_cycles(dram_) : 0));
+  // Per tile: the results (a burst per unit and accumulator, or per `lanes` of them through the
+  // adder tree), after the pipeline.
+  cycles += static_cast<double>(tiles_) * (pim_.result_bursts(units_ * pim_.accumulators) * t.tCCD_L + pt.tMAC_RD +
+                                           (modes ? 2 * write_cycles(dram_) : 0));
   return with_refresh(dram_, cycles, row_switch_cycles(dram_, pim_));
 }
 
@@ -180,11 +201,12 @@ PimPlace PimVectorLayout::where(int vector, std::int64_t e) const {
 }
 
 PimProgram PimVectorLayout::program(PimElementwise op) const {
-  PimProgramBuilder b(dram_, pim_, false);
   const int R = pim_.input_registers;
   const auto base = [&](int v) { return base_row_ + static_cast<std::uint32_t>(v) * rows_per_vector_; };
   const int out = op == PimElementwise::Relu ? 1 : 2;
+  std::vector<PimProgram> ranks;
   for (int rank = 0; rank < dram_.org.ranks; ++rank) {
+    PimProgramBuilder b(dram_, pim_, false);
     b.enter(rank, kElementwiseInstructions);
     for (std::int64_t g = 0; g < bursts_; g += R) {
       const std::int64_t n = std::min<std::int64_t>(R, bursts_ - g);
@@ -195,8 +217,9 @@ PimProgram PimVectorLayout::program(PimElementwise op) const {
                    0);
     }
     b.leave(rank);
+    ranks.push_back(b.take());
   }
-  return b.take();
+  return interleave_ranks(std::move(ranks));
 }
 
 double PimVectorLayout::estimate_cycles(PimElementwise op) const {

@@ -24,6 +24,34 @@ std::uint64_t PimProgram::commands() const {
   return n;
 }
 
+PimProgram interleave_ranks(std::vector<PimProgram> per_rank) {
+  if (per_rank.size() == 1) return std::move(per_rank.front());
+  PimProgram out;
+  std::vector<std::int32_t> offset;
+  for (PimProgram& p : per_rank) {
+    offset.push_back(static_cast<std::int32_t>(out.payload.size()));
+    for (auto& b : p.payload) out.payload.push_back(std::move(b));
+    p.rewind();
+  }
+  for (bool any = true; any;) {
+    any = false;
+    for (std::size_t r = 0; r < per_rank.size(); ++r) {
+      PimProgram& p = per_rank[r];
+      const PimSegment* s = p.head();
+      if (!s) continue;
+      any = true;
+      PimSegment one = *s;
+      one.column = s->column + p.head_index();
+      one.reg = s->reg + p.head_index();
+      one.count = 1;
+      if (s->payload >= 0) one.payload = offset[r] + s->payload + static_cast<std::int32_t>(p.head_index());
+      out.segments_.push_back(one);
+      p.pop();
+    }
+  }
+  return out;
+}
+
 PimProgramBuilder::PimProgramBuilder(const DramSpec& dram, const PimSpec& pim, bool with_data)
     : dram_(dram),
       pim_(pim),
@@ -75,13 +103,16 @@ void PimProgramBuilder::leave(int rank) {
   for (int b = 0; b < 2; ++b) add(PimSegment{DramCmd::PRE, rank, 0, b, kExitAllBankRow});
 }
 
-void PimProgramBuilder::load_inputs(int rank, int first, const std::vector<std::vector<double>>& bursts, int count,
-                                    bool clear) {
+void PimProgramBuilder::load_inputs(int rank, int first, const std::vector<std::vector<double>>& bursts, int count) {
   set_mode_pim(rank, false);
   const std::uint32_t base = pim_.mode_switch == PimModeSwitch::ReservedRows ? hbm_pim::kGrfAColumn : 0;
-  PimSegment s{cmd_.WRGB, rank, 0, 0, hbm_pim::kRegisterRow, base + static_cast<std::uint32_t>(first),
+  PimSegment s{cmd_.WRGB,
+               rank,
+               0,
+               0,
+               hbm_pim::kRegisterRow,
+               base + static_cast<std::uint32_t>(first),
                static_cast<std::uint32_t>(count)};
-  s.clear = clear;
   if (with_data_) {
     s.payload = static_cast<std::int32_t>(program_.payload.size());
     for (int i = 0; i < count; ++i) program_.payload.push_back(bursts.at(static_cast<std::size_t>(i)));

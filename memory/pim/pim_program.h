@@ -25,7 +25,6 @@ struct PimSegment {
   std::uint32_t count = 1;
   PimUnitOp op = PimUnitOp::None;
   std::int32_t payload = -1;  // WRGB: index of the first burst of its data in PimProgram::payload (functional)
-  bool clear = false;         // WRGB: clears the accumulators first (a new output tile)
   // MACAB / MOVAB: the register index of the first command, each next one the next (HBM-PIM's
   // address-aligned mode: register = column bits); registers beyond the input registers address
   // the accumulators: index / input_registers.
@@ -52,6 +51,10 @@ class PimProgram : public CommandStream {
   std::uint32_t within_ = 0;
 };
 
+// One stream from the streams of several ranks, a command of each in turn, so that the ranks'
+// units work at once (each rank's rules are its own) while the stream stays in order.
+PimProgram interleave_ranks(std::vector<PimProgram> per_rank);
+
 class PimProgramBuilder {
  public:
   // `with_data`: WRGB segments carry their bursts (functional mode).
@@ -62,14 +65,15 @@ class PimProgramBuilder {
   void enter(int rank, int instructions);
   void leave(int rank);  // closes the open rows and goes back to single-bank mode
   // Writes `bursts` into every unit's input registers starting at register `first` (HBM-PIM
-  // leaves AB-PIM mode for it and comes back); `clear`: a new output tile, the accumulators
-  // start from zero (HBM-PIM clears GRF_B with the mode write).
-  void load_inputs(int rank, int first, const std::vector<std::vector<double>>& bursts, int count, bool clear);
+  // leaves AB-PIM mode for it and comes back).
+  void load_inputs(int rank, int first, const std::vector<std::vector<double>>& bursts, int count);
+  // RDMAC bursts of the units' results; reading clears what it read for the next tile (HBM-PIM
+  // clears GRF_B with the mode write that precedes the read).
   // MACAB or MOVAB over `count` columns of `row` from `column` on, activating the row first
   // when another is open.
   void columns(int rank, std::uint32_t row, std::uint32_t column, std::uint32_t count, PimUnitOp op,
                std::uint32_t reg);
-  void read_results(int rank, std::uint32_t first, std::uint32_t count);  // RDMAC bursts
+  void read_results(int rank, std::uint32_t first, std::uint32_t count);
   void close_rows(int rank);
   PimProgram take();
 

@@ -59,6 +59,10 @@ const KindSpec& PimSpec::section() {
                          "instruction slots of a unit (HBM-PIM's CRF: 32); 0 for fixed-function units (AiM, AttAcc)")
               .def("0")
               .range("0", "1024"));
+    s.add(param::boolean("adder_tree",
+                         "the units sum their lanes into one value per output before it is read (AiM's MAC tree, "
+                         "AttAcc): an RDMAC burst then carries `lanes` outputs instead of one output's lanes")
+              .def("false"));
     s.add(param::choice("mode_switch", {"reserved_rows", "none"},
                         "how PIM mode is entered: reserved_rows (HBM-PIM: ACT to row 0x17ff of four banks for "
                         "all-bank mode, a write to row 0x3fff column 0 toggling all-bank-PIM mode, ACT to row "
@@ -93,6 +97,7 @@ PimSpec PimSpec::from_config(const ValidatedNode& node, const DramSpec& dram) {
   s.input_registers = static_cast<int>(p.integer("input_registers"));
   s.accumulators = static_cast<int>(p.integer("accumulators"));
   s.command_registers = static_cast<int>(p.integer("command_registers"));
+  s.adder_tree = p.flag("adder_tree");
   s.cell_read_j_per_bit = p.quantity("cell_read_energy");
   s.path_j_per_bit = p.quantity("path_energy");
   s.unit_area_mm2 = p.quantity("unit_area");

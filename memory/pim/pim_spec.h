@@ -34,6 +34,7 @@ struct PimSpec {
   int input_registers = 8;     // bursts of the input vector a unit holds (HBM-PIM's GRF_A; AiM's global buffer)
   int accumulators = 8;        // output registers per unit (HBM-PIM's GRF_B: one output row each)
   int command_registers = 32;  // instruction slots (HBM-PIM's CRF); 0: fixed-function units
+  bool adder_tree = false;     // lanes summed into one value per output before it is read (AiM, AttAcc)
   PimTiming timing;
   double cell_read_j_per_bit = 0;  // a column read delivered to a unit beside the bank (no I/O)
   double path_j_per_bit = 0;       // the wires from the bank to a unit further out (bank-group units)
@@ -48,6 +49,9 @@ struct PimSpec {
     return input_registers * static_cast<int>(org.access_bytes()) / element_bytes();
   }
   int element_bytes() const { return 2; }  // FP16 / BF16
+  // RDMAC bursts that read `outputs` accumulators of a rank: one burst each, or with the adder
+  // tree one value each, `lanes` to a burst.
+  int result_bursts(int outputs) const { return adder_tree ? (outputs + lanes - 1) / lanes : outputs; }
 
   static const KindSpec& section();
   // Reads the `pim` section and checks it against the DRAM it sits in (lanes x element = one

@@ -49,9 +49,6 @@ double PimUnits::load(int rank, int bank, std::uint32_t row, std::uint32_t eleme
 void PimUnits::execute(const DramCommand& c, const PimSegment& s, std::uint32_t index, const PimProgram& program) {
   const auto lanes = static_cast<std::size_t>(lanes_);
   if (c.cmd == cmd_.WRGB) {
-    if (s.clear && index == 0)
-      for (int u = 0; u < units_per_rank_; ++u)
-        for (auto& a : unit(c.rank, u).acc) std::fill(a.begin(), a.end(), 0.0);
     if (s.payload < 0) return;  // a mode or command-register write
     const std::vector<double>& burst = program.payload.at(static_cast<std::size_t>(s.payload) + index);
     const std::uint32_t base = pim_.mode_switch == PimModeSwitch::ReservedRows ? hbm_pim::kGrfAColumn : 0;
@@ -61,9 +58,25 @@ void PimUnits::execute(const DramCommand& c, const PimSegment& s, std::uint32_t 
     return;
   }
   if (c.cmd == cmd_.RDMAC) {
-    const auto a = static_cast<int>(c.column % static_cast<std::uint32_t>(pim_.accumulators));
-    const auto u = static_cast<int>(c.column / static_cast<std::uint32_t>(pim_.accumulators));
-    results_[static_cast<std::size_t>(c.rank)].push_back(unit(c.rank, u).acc.at(static_cast<std::size_t>(a)));
+    const auto A = static_cast<std::uint32_t>(pim_.accumulators);
+    if (!pim_.adder_tree) {
+      std::vector<double>& acc = unit(c.rank, static_cast<int>(c.column / A)).acc.at(c.column % A);
+      results_[static_cast<std::size_t>(c.rank)].push_back(acc);
+      std::fill(acc.begin(), acc.end(), 0.0);  // read and cleared
+      return;
+    }
+    // The adder tree: each value a whole output, summed at full precision and rounded once.
+    std::vector<double> burst(lanes, 0.0);
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const std::uint32_t v = c.column * static_cast<std::uint32_t>(lanes) + static_cast<std::uint32_t>(l);
+      if (v / A >= static_cast<std::uint32_t>(units_per_rank_)) break;
+      std::vector<double>& acc = unit(c.rank, static_cast<int>(v / A)).acc.at(v % A);
+      double sum = 0;
+      for (double x : acc) sum += x;
+      burst[l] = round(sum);
+      std::fill(acc.begin(), acc.end(), 0.0);
+    }
+    results_[static_cast<std::size_t>(c.rank)].push_back(burst);
     return;
   }
   if (c.cmd != cmd_.MACAB && c.cmd != cmd_.MOVAB) return;
