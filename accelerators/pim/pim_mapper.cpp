@@ -42,7 +42,37 @@ std::vector<PimTask> map_graph_to_pim(const OpGraph& graph, const PimMapping& m)
       return bytes;
     };
     const bool weights_in_b = op.inputs.size() > 1 && graph.tensor(op.inputs[1]).cls == TensorClass::Weights;
+    const auto host_step = [&] {
+      PimStep s;
+      s.flops = task.flops;
+      for (std::size_t i = 0; i < op.inputs.size(); ++i) s.host_bytes += operand_bytes(graph, op, i, false);
+      for (std::size_t i = 0; i < op.outputs.size(); ++i) s.host_bytes += operand_bytes(graph, op, i, true);
+      s.link_bytes = crossing(Side::Host);
+      // A KV-cache append of a design whose attention runs in the PIM writes into the PIM's DRAM.
+      if (!m.host_on_dram_bus && attention && op.kind == OpKind::Copy &&
+          graph.tensor(op.outputs[0]).cls == TensorClass::KvCache)
+        s.link_bytes += operand_bytes(graph, op, 0, true);
+      return s;
+    };
+    const auto pim_wins = [&](const PimStep& s) { return !m.prefer_pim || m.prefer_pim(s, host_step()); };
     Side produced = Side::Host;
+    PimStep gemm;  // a Gemm as GEMVs, one per row
+    if (op.kind == OpKind::Gemm && gemv && weights_in_b && op.dim("m") <= m.max_gemv_batch) {
+      gemm.kind = PimStep::Kind::Gemv;
+      gemm.outputs = op.dim("n");
+      gemm.inputs = op.dim("k");
+      gemm.repeats = op.dim("m");
+      gemm.link_bytes = crossing(Side::Pim);
+    }
+    PimStep ew;
+    if ((op.kind == OpKind::Add || op.kind == OpKind::Mul || op.kind == OpKind::Relu) && elementwise) {
+      ew.kind = PimStep::Kind::Elementwise;
+      ew.elements = op.kind == OpKind::Relu ? input_elements(op, 0) : output_elements(op, 0);
+      ew.op = op.kind == OpKind::Add   ? PimElementwise::Add
+              : op.kind == OpKind::Mul ? PimElementwise::Mul
+                                       : PimElementwise::Relu;
+      ew.link_bytes = crossing(Side::Pim);
+    }
     if (op.kind == OpKind::Gemv && gemv) {
       PimStep s;
       s.kind = PimStep::Kind::Gemv;
@@ -51,14 +81,8 @@ std::vector<PimTask> map_graph_to_pim(const OpGraph& graph, const PimMapping& m)
       s.link_bytes = crossing(Side::Pim);
       task.steps.push_back(s);
       produced = Side::Pim;
-    } else if (op.kind == OpKind::Gemm && gemv && weights_in_b && op.dim("m") <= m.max_gemv_batch) {
-      PimStep s;
-      s.kind = PimStep::Kind::Gemv;
-      s.outputs = op.dim("n");
-      s.inputs = op.dim("k");
-      s.repeats = op.dim("m");
-      s.link_bytes = crossing(Side::Pim);
-      task.steps.push_back(s);
+    } else if (gemm.kind == PimStep::Kind::Gemv && pim_wins(gemm)) {
+      task.steps.push_back(gemm);
       produced = Side::Pim;
     } else if (op.kind == OpKind::Attention && attention && op.dim("q_len") == 1) {
       const std::int64_t queries = op.dim("batch") * op.dim("heads");
@@ -80,26 +104,11 @@ std::vector<PimTask> map_graph_to_pim(const OpGraph& graph, const PimMapping& m)
       sv.inputs = kv;
       task.steps = {qk, softmax, sv};
       produced = Side::Pim;
-    } else if ((op.kind == OpKind::Add || op.kind == OpKind::Mul || op.kind == OpKind::Relu) && elementwise) {
-      PimStep s;
-      s.kind = PimStep::Kind::Elementwise;
-      s.elements = op.kind == OpKind::Relu ? input_elements(op, 0) : output_elements(op, 0);
-      s.op = op.kind == OpKind::Add ? PimElementwise::Add : op.kind == OpKind::Mul ? PimElementwise::Mul
-                                                                                   : PimElementwise::Relu;
-      s.link_bytes = crossing(Side::Pim);
-      task.steps.push_back(s);
+    } else if (ew.kind == PimStep::Kind::Elementwise && pim_wins(ew)) {
+      task.steps.push_back(ew);
       produced = Side::Pim;
     } else {
-      PimStep s;
-      s.flops = task.flops;
-      for (std::size_t i = 0; i < op.inputs.size(); ++i) s.host_bytes += operand_bytes(graph, op, i, false);
-      for (std::size_t i = 0; i < op.outputs.size(); ++i) s.host_bytes += operand_bytes(graph, op, i, true);
-      s.link_bytes = crossing(Side::Host);
-      // A KV-cache append of a design whose attention runs in the PIM writes into the PIM's DRAM.
-      if (!m.host_on_dram_bus && attention && op.kind == OpKind::Copy &&
-          graph.tensor(op.outputs[0]).cls == TensorClass::KvCache)
-        s.link_bytes += operand_bytes(graph, op, 0, true);
-      task.steps.push_back(s);
+      task.steps.push_back(host_step());
     }
     task.on_pim = produced == Side::Pim;
     for (const TensorId t : op.outputs) where[t] = produced;

@@ -5,18 +5,21 @@
 // roofline with the transfers between the two.
 //
 //   Gemv, and Gemm with m <= max_gemv_batch rows   -> m GEMV kernels over the weights (each
-//                                                     token rereads them: PIM has no reuse)
+//                                                     token rereads them: PIM has no reuse),
+//                                                     unless the host would be faster
 //   Attention with q_len = 1 (decode)              -> Q.K^T as one GEMV over every query head's K
 //                                                     cache (batch x heads x kv_len outputs of
 //                                                     head_dim inputs; a unit's outputs belong to
 //                                                     one head, whose query is its input), softmax
 //                                                     on the host, S.V the same over V^T (batch x
 //                                                     heads x head_dim outputs of kv_len inputs)
-//   Add, Mul, Relu                                 -> element-wise kernels
+//   Add, Mul, Relu                                 -> element-wise kernels, unless the host
+//                                                     would be faster
 //   anything else                                  -> host
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -49,6 +52,9 @@ struct PimTask {
 struct PimMapping {
   std::set<std::string> offload;  // "gemv", "attention", "elementwise"
   std::int64_t max_gemv_batch = 1;
+  // Where a Gemm of several rows or an element-wise operator could run either way: whether the
+  // PIM step beats the host step (the design's estimates); unset, the PIM takes it.
+  std::function<bool(const PimStep& pim, const PimStep& host)> prefer_pim;
   bool host_on_dram_bus = true;  // the host reaches the PIM over the DRAM interface (no separate link)
 };
 

@@ -54,8 +54,10 @@ KindSpec PimSystem::spec() {
                                "elementwise (add, mul, relu); the rest runs on the host")
             .of_choices({"gemv", "attention", "elementwise"})
             .def("gemv,elementwise"));
-  s.add(param::integer("max_gemv_batch", "a Gemm of at most this many rows runs as that many GEMVs in the PIM")
-            .def("1")
+  s.add(param::integer("max_gemv_batch",
+                       "a Gemm of at most this many rows may run as that many GEMVs in the PIM (where the closed "
+                       "forms say that beats the host)")
+            .def("64")
             .range("1", "1048576"));
   s.add(param::boolean("compare_without_pim",
                        "also time the graph on the same DRAM without PIM (the host streams every weight over the "
@@ -94,6 +96,9 @@ PimSystem::PimSystem(sc_core::sc_module_name name, const ValidatedNode& cfg, Sim
   for (const std::string& o : params().list("offload")) mapping_.offload.insert(o);
   mapping_.max_gemv_batch = params().integer("max_gemv_batch");
   mapping_.host_on_dram_bus = host_.link_bandwidth <= 0;
+  mapping_.prefer_pim = [this](const PimStep& pim, const PimStep& host) {
+    return estimate_seconds(pim) <= estimate_seconds(host);
+  };
 
   // Energy events: the DRAM's per command (an all-bank activation is every bank's), the units'.
   const DramProtocol& protocol = device_->protocol();
@@ -167,6 +172,15 @@ void PimSystem::account(const PimRun& r) {
   const PimCommands& c = device_->commands();
   const auto n = [&](DramCmd cmd) { return r.commands[static_cast<std::size_t>(cmd)]; };
   io_->add((n(DramCmd::RD) + n(DramCmd::WR) + n(c.WRGB) + n(c.RDMAC)) * dram_.org.access_bytes() * 8);
+}
+
+double PimSystem::estimate_seconds(const PimStep& s) const {
+  double t = s.link_bytes > 0 ? s.link_bytes / host_.link_bandwidth : 0;
+  if (s.kind == PimStep::Kind::Host) return t + host_seconds(s);
+  const double cycles = s.kind == PimStep::Kind::Gemv
+                            ? PimGemvLayout(dram_, pim_, s.outputs, s.inputs, 0).estimate_cycles()
+                            : PimVectorLayout(dram_, pim_, s.elements, 3, 0).estimate_cycles(s.op);
+  return t + cycles * static_cast<double>(s.repeats) * dram_.tck_s;
 }
 
 PimSystem::StepTime PimSystem::run_step(const PimStep& s, bool analytic) {

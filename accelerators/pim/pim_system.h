@@ -57,6 +57,7 @@ class PimSystem : public Component, public GraphTarget, public AnalyticModel {
   // Runs (or, analytic, estimates) one step; PIM steps move the device's clock.
   StepTime run_step(const PimStep& s, bool analytic);
   double host_seconds(const PimStep& s) const;
+  double estimate_seconds(const PimStep& s) const;  // closed forms, for the mapper's choices
   double baseline_seconds(const PimStep& s);  // the step on the same DRAM without PIM
   void account(const PimRun& r);
   void finish_task(std::size_t i, double start, double end, std::uint64_t pim_cycles);

@@ -94,7 +94,7 @@ KindSpec Dram::spec() {
   s.name = "dram";
   s.description = "DRAM channels of one JEDEC standard with per-channel controllers (TLM-2.0 AT target)";
   s.with_clock();  // the command clock, 1 / tCK
-  s.add(param::choice("standard", {"DDR4", "DDR5", "LPDDR5", "HBM2", "HBM2E", "HBM3"},
+  s.add(param::choice("standard", {"DDR4", "DDR5", "LPDDR5", "HBM2", "HBM2E", "HBM3", "GDDR6"},
                       "the standard family: decides the command rules that are not plain timing values (HBM's "
                       "separate row and column command buses)"));
   s.slot(SlotSpec{"organization", "channels, ranks, banks, rows, columns, widths, burst", "section", "", true,

@@ -1,4 +1,4 @@
-// Component kind `dram`: a DRAM subsystem of one standard (DDR4/5, LPDDR5, HBM2/2E/3) with one
+// Component kind `dram`: a DRAM subsystem of one standard (DDR4/5, LPDDR5, HBM2/2E/3, GDDR6) with one
 // ChannelController per (pseudo-)channel, behind one TLM-2.0 approximately-timed target socket.
 //
 // A request is split into bursts (the standard's access size); each burst goes to the channel

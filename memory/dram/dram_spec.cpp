@@ -13,8 +13,10 @@ struct Family {
   const char* name;
   DramFamily family;
 };
-constexpr Family kFamilies[] = {{"DDR4", DramFamily::DDR4},   {"DDR5", DramFamily::DDR5}, {"LPDDR5", DramFamily::LPDDR5},
-                                {"HBM2", DramFamily::HBM2},   {"HBM2E", DramFamily::HBM2E}, {"HBM3", DramFamily::HBM3}};
+constexpr Family kFamilies[] = {{"DDR4", DramFamily::DDR4},     {"DDR5", DramFamily::DDR5},
+                                {"LPDDR5", DramFamily::LPDDR5}, {"HBM2", DramFamily::HBM2},
+                                {"HBM2E", DramFamily::HBM2E},   {"HBM3", DramFamily::HBM3},
+                                {"GDDR6", DramFamily::GDDR6}};
 
 }  // namespace
 

@@ -16,8 +16,9 @@
 namespace strata {
 
 // The command rules that differ between families: HBM has separate row and column command
-// buses; DDR4 has no per-bank refresh.
-enum class DramFamily { DDR4, DDR5, LPDDR5, HBM2, HBM2E, HBM3 };
+// buses; DDR4 has no per-bank refresh. GDDR6 (one command bus, as DDR) is here for the PIM
+// devices built on it (SK hynix AiM).
+enum class DramFamily { DDR4, DDR5, LPDDR5, HBM2, HBM2E, HBM3, GDDR6 };
 
 struct DramOrganization {
   int channels = 1;
