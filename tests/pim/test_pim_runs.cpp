@@ -83,6 +83,22 @@ TEST(PimRuns, AttAccRunsAttentionInThePimAndTheRestOnTheGpu) {
   EXPECT_LT(s["latency_s"].get<double>(), gpu["latency_s"].get<double>());
 }
 
+// The sweep of PIM designs against the NPU and the GPU runs every point (one layer each) and
+// its plot draws.
+TEST(PimRuns, PimVersusHostSweepRunsAndPlots) {
+  TempDir dir;
+  ::setenv("STRATA_EXECUTABLE", STRATA_BINARY, 1);
+  const std::string out = dir.file("sweep");
+  const CommandResult r = run_strata("sweep " + source_path("configs/sweeps/pim-vs-host.yaml") +
+                                     " --set workload.model.layers=1 --jobs 2 -o " + out);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("36 ok, 0 failed"), std::string::npos) << r.out;
+  const CommandResult plot =
+      run_strata("plot line " + out + " --x model --y latency_s --group design --logy -o " + dir.file("plot"));
+  ASSERT_EQ(plot.code, 0) << plot.err;
+  EXPECT_TRUE(std::ifstream(dir.file("plot.png")).good());
+}
+
 // Bad inputs: one line naming the file, line and key, exit code 2, no result left behind.
 TEST(PimRuns, BadInputsNameTheKey) {
   TempDir dir;
