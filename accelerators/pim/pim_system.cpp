@@ -122,6 +122,9 @@ PimSystem::PimSystem(sc_core::sc_module_name name, const ValidatedNode& cfg, Sim
     else if (cmd == c.MOVAB) j = units * (u.column + u.register_access), what = "all-bank register writes into the rows";
     command_events_.push_back(j > 0 ? &energy_event(lower(protocol.name(cmd)), j, what) : nullptr);
   }
+  commands_ = &counter("dram_commands", "commands", "DRAM and PIM commands every channel issued");
+  simulated_commands_ = &counter("simulated_commands", "commands",
+                                 "commands the one simulated controller issued (every channel runs the same stream)");
   active_ = &energy_event("active_standby", e.active_cycle, "rank-cycles with a bank open (IDD3N - IDD2N)");
   io_ = &energy_event("io", u.io_per_bit, "bits of host bursts across the DRAM's interface (technology table)");
   host_flop_ = &energy_event("host_flop", host_.flop_j, "the host's FLOPs");
@@ -166,8 +169,11 @@ double PimSystem::host_seconds(const PimStep& s) const {
 }
 
 void PimSystem::account(const PimRun& r) {
-  for (std::size_t i = 0; i < r.commands.size(); ++i)
+  for (std::size_t i = 0; i < r.commands.size(); ++i) {
     if (command_events_[i]) command_events_[i]->add(r.commands[i]);
+    commands_->add(r.commands[i]);
+    simulated_commands_->add(r.commands[i] / static_cast<std::uint64_t>(dram_.org.controllers()));
+  }
   active_->add(r.active_rank_cycles);
   const PimCommands& c = device_->commands();
   const auto n = [&](DramCmd cmd) { return r.commands[static_cast<std::size_t>(cmd)]; };

@@ -74,6 +74,8 @@ class PimSystem : public Component, public GraphTarget, public AnalyticModel {
   double pim_seconds_ = 0, baseline_s_ = 0, flops_ = 0, latency_s_ = 0;
   double pending_j_ = 0, pending_from_ = 0, pending_to_ = 0;  // the running step's energy and span (s)
   std::vector<EnergyEvent*> command_events_;  // by command id
+  Counter* commands_ = nullptr;               // every channel's
+  Counter* simulated_commands_ = nullptr;     // the one controller that issued them
   EnergyEvent *active_, *io_, *host_flop_, *host_memory_, *link_;
 };
 
