@@ -184,8 +184,8 @@ double PimSystem::estimate_seconds(const PimStep& s) const {
   double t = s.link_bytes > 0 ? s.link_bytes / host_.link_bandwidth : 0;
   if (s.kind == PimStep::Kind::Host) return t + host_seconds(s);
   const double cycles = s.kind == PimStep::Kind::Gemv
-                            ? PimGemvLayout(dram_, pim_, s.outputs, s.inputs, 0).estimate_cycles()
-                            : PimVectorLayout(dram_, pim_, s.elements, 3, 0).estimate_cycles(s.op);
+                            ? PimGemvLayout(dram_, pim_, s.outputs, s.inputs, 0).estimate().cycles
+                            : PimVectorLayout(dram_, pim_, s.elements, 3, 0).estimate(s.op).cycles;
   return t + cycles * static_cast<double>(s.repeats) * dram_.tck_s;
 }
 
@@ -204,35 +204,46 @@ PimSystem::StepTime PimSystem::run_step(const PimStep& s, bool analytic) {
   }
   device_->advance_to(device_->now() + static_cast<std::uint64_t>(t.seconds / tck));
   double cycles = 0;
+  const auto execute = [&](PimProgram program, const PimEstimate& estimate) {
+    for (std::int64_t i = 0; i < s.repeats; ++i) {
+      if (analytic) {
+        account_estimate(estimate);
+        cycles += estimate.cycles;
+        continue;
+      }
+      const PimRun r = device_->run(program);
+      account(r);
+      cycles += static_cast<double>(r.cycles());
+    }
+  };
   if (s.kind == PimStep::Kind::Gemv) {
     const PimGemvLayout layout(dram_, pim_, s.outputs, s.inputs, 0);
-    if (analytic) {
-      cycles = layout.estimate_cycles() * static_cast<double>(s.repeats);
-    } else {
-      PimProgram program = layout.program(nullptr);
-      for (std::int64_t i = 0; i < s.repeats; ++i) {
-        const PimRun r = device_->run(program);
-        account(r);
-        cycles += static_cast<double>(r.cycles());
-      }
-    }
+    execute(analytic ? PimProgram{} : layout.program(nullptr), layout.estimate());
   } else {
     const PimVectorLayout layout(dram_, pim_, s.elements, 3, 0);
-    if (analytic) {
-      cycles = layout.estimate_cycles(s.op) * static_cast<double>(s.repeats);
-    } else {
-      PimProgram program = layout.program(s.op);
-      for (std::int64_t i = 0; i < s.repeats; ++i) {
-        const PimRun r = device_->run(program);
-        account(r);
-        cycles += static_cast<double>(r.cycles());
-      }
-    }
+    execute(analytic ? PimProgram{} : layout.program(s.op), layout.estimate(s.op));
   }
   t.pim_cycles = static_cast<std::uint64_t>(cycles);
   t.seconds += cycles * tck;
   pim_seconds_ += cycles * tck;
   return t;
+}
+
+void PimSystem::account_estimate(const PimEstimate& e) {
+  const double n = static_cast<double>(dram_.org.controllers()) * dram_.org.ranks;
+  const PimCommands& c = device_->commands();
+  const auto add = [&](DramCmd cmd, double count) {
+    if (EnergyEvent* ev = command_events_[static_cast<std::size_t>(cmd)])
+      ev->add(static_cast<std::uint64_t>(std::llround(count * n)));
+  };
+  add(c.MACAB, e.macab);
+  add(c.MOVAB, e.movab);
+  add(c.ACTAB, e.actab);
+  add(c.WRGB, e.wrgb);
+  add(c.RDMAC, e.rdmac);
+  add(DramCmd::REF, e.ref);
+  active_->add(static_cast<std::uint64_t>(std::llround(e.cycles * n)));  // a row open all along
+  io_->add(static_cast<std::uint64_t>(std::llround((e.wrgb + e.rdmac) * n * dram_.org.access_bytes() * 8)));
 }
 
 double PimSystem::baseline_seconds(const PimStep& s) {

@@ -60,6 +60,7 @@ class PimSystem : public Component, public GraphTarget, public AnalyticModel {
   double estimate_seconds(const PimStep& s) const;  // closed forms, for the mapper's choices
   double baseline_seconds(const PimStep& s);  // the step on the same DRAM without PIM
   void account(const PimRun& r);
+  void account_estimate(const PimEstimate& e);  // the analytic fidelity's command counts
   void finish_task(std::size_t i, double start, double end, std::uint64_t pim_cycles);
 
   Host host_;

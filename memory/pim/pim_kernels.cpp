@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "sim/rounding.h"
+
 namespace strata {
 namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // Refresh takes tRFC (and a row switch after it) out of every tREFI.
 double with_refresh(const DramSpec& dram, double cycles, double row_switch) {
@@ -42,36 +42,43 @@ void emit_columns(PimProgramBuilder& b, int rank, std::uint32_t base_row, std::i
 
 }  // namespace
 
+PimUnitSpace::PimUnitSpace(const DramSpec& dram, const PimSpec& pim)
+    : org(dram.org),
+      units(pim.units_per_rank(dram.org)),
+      banks_per_unit(pim.banks_per_unit(dram.org)),
+      total_units(static_cast<std::int64_t>(dram.org.controllers()) * dram.org.ranks * units),
+      capacity(static_cast<std::int64_t>(banks_per_unit) * dram.org.bursts_per_row()) {}
+
+PimPlace PimUnitSpace::place(std::int64_t unit, std::int64_t burst, std::int64_t lane, std::uint32_t base_row) const {
+  const std::int64_t col = burst % capacity;
+  const int bpr = org.bursts_per_row();
+  const std::int64_t lanes = static_cast<std::int64_t>(org.access_bytes()) / 2;
+  PimPlace w;
+  w.rank = static_cast<int>((unit / units) % org.ranks);
+  w.channel = static_cast<int>(unit / (static_cast<std::int64_t>(units) * org.ranks));
+  w.bank = static_cast<int>(unit % units) * banks_per_unit + static_cast<int>(col / bpr);
+  w.row = base_row + static_cast<std::uint32_t>(burst / capacity);
+  w.element = static_cast<std::uint32_t>((col % bpr) * lanes + lane);
+  return w;
+}
+
 PimGemvLayout::PimGemvLayout(const DramSpec& dram, const PimSpec& pim, std::int64_t outputs, std::int64_t inputs,
                              std::uint32_t base_row)
-    : dram_(dram), pim_(pim), outputs_(outputs), inputs_(inputs), base_row_(base_row) {
-  units_ = pim.units_per_rank(dram.org);
-  total_units_ = static_cast<std::int64_t>(dram.org.controllers()) * dram.org.ranks * units_;
-  per_unit_ = ceil_div(outputs, total_units_);
+    : dram_(dram), pim_(pim), space_(dram, pim), outputs_(outputs), inputs_(inputs), base_row_(base_row) {
+  per_unit_ = ceil_div(outputs, space_.total_units);
   tiles_ = ceil_div(per_unit_, pim.accumulators);
   chunks_ = ceil_div(inputs, pim.input_elements(dram.org));
   block_ = static_cast<std::int64_t>(pim.accumulators) * pim.input_registers;
-  capacity_ = static_cast<std::int64_t>(pim.banks_per_unit(dram.org)) * dram.org.bursts_per_row();
-  rows_used_ = static_cast<std::uint32_t>(ceil_div(tiles_ * chunks_ * block_, capacity_));
+  rows_used_ = static_cast<std::uint32_t>(ceil_div(tiles_ * chunks_ * block_, space_.capacity));
 }
 
 PimPlace PimGemvLayout::where(std::int64_t o, std::int64_t k) const {
-  const int lanes = pim_.lanes;
-  const std::int64_t g = o / per_unit_, l = o % per_unit_;
+  const std::int64_t l = o % per_unit_;
   const std::int64_t t = l / pim_.accumulators, a = l % pim_.accumulators;
   const std::int64_t C = pim_.input_elements(dram_.org);
-  const std::int64_t c = k / C, i = (k % C) / lanes;
+  const std::int64_t c = k / C, i = (k % C) / pim_.lanes;
   const std::int64_t p = (t * chunks_ + c) * block_ + a * pim_.input_registers + i;
-  const std::int64_t col = p % capacity_;
-  const int bpr = dram_.org.bursts_per_row();
-  PimPlace w;
-  const int u = static_cast<int>(g % units_);
-  w.rank = static_cast<int>((g / units_) % dram_.org.ranks);
-  w.channel = static_cast<int>(g / (static_cast<std::int64_t>(units_) * dram_.org.ranks));
-  w.bank = u * pim_.banks_per_unit(dram_.org) + static_cast<int>(col / bpr);
-  w.row = base_row_ + static_cast<std::uint32_t>(p / capacity_);
-  w.element = static_cast<std::uint32_t>((col % bpr) * lanes + k % lanes);
-  return w;
+  return space_.place(o / per_unit_, p, k % pim_.lanes, base_row_);
 }
 
 PimProgram PimGemvLayout::program(const std::vector<double>* x) const {
@@ -102,10 +109,10 @@ PimProgram PimGemvLayout::program(const std::vector<double>* x) const {
         const int regs = chunks_ == 1 ? whole : load(c);
         const std::int64_t block = (t * chunks_ + c) * block_;
         for (int a = 0; a < pim_.accumulators; ++a)
-          emit_columns(b, rank, base_row_, capacity_, block + static_cast<std::int64_t>(a) * R, regs, PimUnitOp::Mac,
-                       static_cast<std::uint32_t>(a * R));
+          emit_columns(b, rank, base_row_, space_.capacity, block + static_cast<std::int64_t>(a) * R, regs,
+                       PimUnitOp::Mac, static_cast<std::uint32_t>(a * R));
       }
-      b.read_results(rank, 0, static_cast<std::uint32_t>(pim_.result_bursts(units_ * pim_.accumulators)));
+      b.read_results(rank, 0, static_cast<std::uint32_t>(pim_.result_bursts(space_.units * pim_.accumulators)));
     }
     b.leave(rank);
     ranks.push_back(b.take());
@@ -116,7 +123,7 @@ PimProgram PimGemvLayout::program(const std::vector<double>* x) const {
 std::vector<double> PimGemvLayout::outputs_from(
     const std::vector<std::vector<std::vector<std::vector<double>>>>& results) const {
   std::vector<double> y(static_cast<std::size_t>(outputs_), 0.0);
-  const std::int64_t A = pim_.accumulators, per_tile = units_ * A;
+  const std::int64_t A = pim_.accumulators, per_tile = space_.units * A;
   const std::int64_t bursts_per_tile = pim_.result_bursts(static_cast<int>(per_tile));
   for (std::size_t ch = 0; ch < results.size(); ++ch)
     for (std::size_t r = 0; r < results[ch].size(); ++r) {
@@ -131,7 +138,7 @@ std::vector<double> PimGemvLayout::outputs_from(
           if (v >= per_tile) break;
           const std::int64_t u = v / A, a = v % A;
           const std::int64_t g =
-              (static_cast<std::int64_t>(ch) * dram_.org.ranks + static_cast<std::int64_t>(r)) * units_ + u;
+              (static_cast<std::int64_t>(ch) * dram_.org.ranks + static_cast<std::int64_t>(r)) * space_.units + u;
           const std::int64_t o = g * per_unit_ + t * A + a;
           if (t * A + a >= per_unit_ || o >= outputs_) continue;
           double sum = 0;
@@ -151,53 +158,47 @@ std::uint64_t PimGemvLayout::bytes_per_channel() const {
   return (bytes + n - 1) / n;
 }
 
-double PimGemvLayout::estimate_cycles() const {
+PimEstimate PimGemvLayout::estimate() const {
   const DramTiming& t = dram_.timing;
   const PimTiming& pt = pim_.timing;
   const bool modes = pim_.mode_switch == PimModeSwitch::ReservedRows;
   const double input_bursts = static_cast<double>(ceil_div(inputs_, pim_.lanes));
+  const double tiles = static_cast<double>(tiles_);
+  PimEstimate e;
   // MACs: every weight burst of a unit, once per tile's input bursts.
-  const double macs = static_cast<double>(tiles_) * pim_.accumulators * input_bursts;
-  double cycles = macs * pt.tMAC;
-  // Per (tile, chunk): its input bursts (and, with modes, the two mode writes), the data's write latency.
+  e.macab = tiles * pim_.accumulators * input_bursts;
+  double cycles = e.macab * pt.tMAC;
+  // Per (tile, chunk): its input bursts (and, with modes, the two mode writes), the data's write
+  // latency; an input that fits is loaded once.
   const double blocks = static_cast<double>(tiles_ * chunks_);
-  const double load_count = chunks_ == 1 ? 1 : blocks;  // an input that fits is loaded once
-  const double loads = chunks_ == 1 ? input_bursts : static_cast<double>(tiles_) * input_bursts;
-  cycles += (loads + (modes ? 2 * load_count : 0)) * write_cycles(dram_) + load_count * (t.CWL + t.tBURST);
+  const double load_count = chunks_ == 1 ? 1 : blocks;
+  e.wrgb = (chunks_ == 1 ? input_bursts : tiles * input_bursts) + (modes ? 2 * load_count + 2 * tiles : 0);
+  cycles += e.wrgb * write_cycles(dram_) + load_count * (t.CWL + t.tBURST);
   // Row switches: every row of the unit's space once, or every block's rows when a block spans rows.
-  const double rows =
-      block_ >= capacity_ ? blocks * static_cast<double>(ceil_div(block_, capacity_)) : static_cast<double>(rows_used_);
-  cycles += rows * row_switch_cycles(dram_, pim_);
+  e.actab = block_ >= space_.capacity ? blocks * static_cast<double>(ceil_div(block_, space_.capacity))
+                                      : static_cast<double>(rows_used_);
+  cycles += e.actab * row_switch_cycles(dram_, pim_);
   // Per tile: the results (a burst per unit and accumulator, or per `lanes` of them through the
   // adder tree), after the pipeline.
-  cycles += static_cast<double>(tiles_) * (pim_.result_bursts(units_ * pim_.accumulators) * t.tCCD_L + pt.tMAC_RD +
-                                           (modes ? 2 * write_cycles(dram_) : 0));
-  return with_refresh(dram_, cycles, row_switch_cycles(dram_, pim_));
+  e.rdmac = tiles * pim_.result_bursts(space_.units * pim_.accumulators);
+  cycles += e.rdmac * t.tCCD_L + tiles * pt.tMAC_RD;
+  e.cycles = with_refresh(dram_, cycles, row_switch_cycles(dram_, pim_));
+  e.ref = e.cycles / t.tREFI;
+  return e;
 }
 
 PimVectorLayout::PimVectorLayout(const DramSpec& dram, const PimSpec& pim, std::int64_t elements, int vectors,
                                  std::uint32_t base_row)
-    : dram_(dram), pim_(pim), elements_(elements), vectors_(vectors), base_row_(base_row) {
-  units_ = pim.units_per_rank(dram.org);
-  total_units_ = static_cast<std::int64_t>(dram.org.controllers()) * dram.org.ranks * units_;
-  per_unit_ = ceil_div(elements, total_units_);
+    : dram_(dram), pim_(pim), space_(dram, pim), elements_(elements), vectors_(vectors), base_row_(base_row) {
+  per_unit_ = ceil_div(elements, space_.total_units);
   bursts_ = ceil_div(per_unit_, pim.lanes);
-  capacity_ = static_cast<std::int64_t>(pim.banks_per_unit(dram.org)) * dram.org.bursts_per_row();
-  rows_per_vector_ = static_cast<std::uint32_t>(ceil_div(bursts_, capacity_));
+  rows_per_vector_ = static_cast<std::uint32_t>(ceil_div(bursts_, space_.capacity));
 }
 
 PimPlace PimVectorLayout::where(int vector, std::int64_t e) const {
-  const std::int64_t g = e / per_unit_, q = e % per_unit_;
-  const std::int64_t p = q / pim_.lanes, col = p % capacity_;
-  const int bpr = dram_.org.bursts_per_row();
-  PimPlace w;
-  const int u = static_cast<int>(g % units_);
-  w.rank = static_cast<int>((g / units_) % dram_.org.ranks);
-  w.channel = static_cast<int>(g / (static_cast<std::int64_t>(units_) * dram_.org.ranks));
-  w.bank = u * pim_.banks_per_unit(dram_.org) + static_cast<int>(col / bpr);
-  w.row = base_row_ + static_cast<std::uint32_t>(vector) * rows_per_vector_ + static_cast<std::uint32_t>(p / capacity_);
-  w.element = static_cast<std::uint32_t>((col % bpr) * pim_.lanes + q % pim_.lanes);
-  return w;
+  const std::int64_t q = e % per_unit_;
+  return space_.place(e / per_unit_, q / pim_.lanes, q % pim_.lanes,
+                      base_row_ + static_cast<std::uint32_t>(vector) * rows_per_vector_);
 }
 
 PimProgram PimVectorLayout::program(PimElementwise op) const {
@@ -210,11 +211,12 @@ PimProgram PimVectorLayout::program(PimElementwise op) const {
     b.enter(rank, kElementwiseInstructions);
     for (std::int64_t g = 0; g < bursts_; g += R) {
       const std::int64_t n = std::min<std::int64_t>(R, bursts_ - g);
-      emit_columns(b, rank, base(0), capacity_, g, n, PimUnitOp::Fill, 0);
+      emit_columns(b, rank, base(0), space_.capacity, g, n, PimUnitOp::Fill, 0);
       if (op != PimElementwise::Relu)
-        emit_columns(b, rank, base(1), capacity_, g, n, op == PimElementwise::Add ? PimUnitOp::Add : PimUnitOp::Mul, 0);
-      emit_columns(b, rank, base(out), capacity_, g, n, op == PimElementwise::Relu ? PimUnitOp::MovRelu : PimUnitOp::Mov,
-                   0);
+        emit_columns(b, rank, base(1), space_.capacity, g, n,
+                     op == PimElementwise::Add ? PimUnitOp::Add : PimUnitOp::Mul, 0);
+      emit_columns(b, rank, base(out), space_.capacity, g, n,
+                   op == PimElementwise::Relu ? PimUnitOp::MovRelu : PimUnitOp::Mov, 0);
     }
     b.leave(rank);
     ranks.push_back(b.take());
@@ -222,12 +224,17 @@ PimProgram PimVectorLayout::program(PimElementwise op) const {
   return interleave_ranks(std::move(ranks));
 }
 
-double PimVectorLayout::estimate_cycles(PimElementwise op) const {
+PimEstimate PimVectorLayout::estimate(PimElementwise op) const {
   const int passes = op == PimElementwise::Relu ? 2 : 3;  // rows read and written per group
   const double groups = static_cast<double>(ceil_div(bursts_, pim_.input_registers));
-  double cycles = static_cast<double>(bursts_) * passes * pim_.timing.tMAC;
-  cycles += groups * passes * row_switch_cycles(dram_, pim_);
-  return with_refresh(dram_, cycles, row_switch_cycles(dram_, pim_));
+  PimEstimate e;
+  e.macab = static_cast<double>(bursts_) * (passes - 1);
+  e.movab = static_cast<double>(bursts_);
+  e.actab = groups * passes;
+  const double cycles = (e.macab + e.movab) * pim_.timing.tMAC + e.actab * row_switch_cycles(dram_, pim_);
+  e.cycles = with_refresh(dram_, cycles, row_switch_cycles(dram_, pim_));
+  e.ref = e.cycles / dram_.timing.tREFI;
+  return e;
 }
 
 double host_stream_cycles(const DramSpec& dram, std::uint64_t bytes) {

@@ -26,6 +26,27 @@ struct PimPlace {
   std::uint32_t row = 0, element = 0;   // element: in the row
 };
 
+// The units of a device as one space: unit g (channel-major, then rank, then unit in the rank)
+// and its bursts, numbered over its banks' rows from a base row on (bank k of a unit holds
+// columns k x bursts_per_row on of each row).
+struct PimUnitSpace {
+  PimUnitSpace(const DramSpec& dram, const PimSpec& pim);
+  // Where lane `lane` of burst `burst` of unit `unit` lives, from `base_row` on.
+  PimPlace place(std::int64_t unit, std::int64_t burst, std::int64_t lane, std::uint32_t base_row) const;
+  DramOrganization org;
+  int units = 0;  // per rank
+  int banks_per_unit = 0;
+  std::int64_t total_units = 0;  // in the device
+  std::int64_t capacity = 0;     // bursts of one unit's banks in one row
+};
+
+// A kernel in closed form (the analytic fidelity): its length in cycles and the commands one
+// rank of one channel issues.
+struct PimEstimate {
+  double cycles = 0;
+  double macab = 0, movab = 0, actab = 0, wrgb = 0, rdmac = 0, ref = 0;
+};
+
 class PimGemvLayout {
  public:
   PimGemvLayout(const DramSpec& dram, const PimSpec& pim, std::int64_t outputs, std::int64_t inputs,
@@ -40,22 +61,19 @@ class PimGemvLayout {
   std::vector<double> outputs_from(const std::vector<std::vector<std::vector<std::vector<double>>>>& results) const;
   // The weight bytes one (pseudo-)channel streams: the baseline without PIM reads these.
   std::uint64_t bytes_per_channel() const;
-  // The stream's length in closed form (the analytic fidelity): MACs at tMAC, plus per (tile,
-  // chunk) the input load and the row switches, plus per tile the result reads, stretched by
-  // the refresh's share of time.
-  double estimate_cycles() const;
+  // The stream in closed form: MACs at tMAC, plus per (tile, chunk) the input load and the row
+  // switches, plus per tile the result reads, stretched by the refresh's share of time.
+  PimEstimate estimate() const;
 
  private:
   DramSpec dram_;
   PimSpec pim_;
+  PimUnitSpace space_;
   std::int64_t outputs_, inputs_;
   std::uint32_t base_row_;
-  int units_;              // per rank
-  std::int64_t total_units_;
   std::int64_t per_unit_;  // outputs per unit
   std::int64_t tiles_, chunks_;
-  std::int64_t block_;     // bursts per (tile, chunk)
-  std::int64_t capacity_;  // bursts of one unit's banks in one row
+  std::int64_t block_;  // bursts per (tile, chunk)
   std::uint32_t rows_used_;
 };
 
@@ -69,16 +87,16 @@ class PimVectorLayout {
   std::uint32_t rows_used() const { return rows_per_vector_ * static_cast<std::uint32_t>(vectors_); }
   // y (vector 2; vector 1 for ReLU) = a (vector 0) op b (vector 1).
   PimProgram program(PimElementwise op) const;
-  double estimate_cycles(PimElementwise op) const;  // closed form, as PimGemvLayout's
+  PimEstimate estimate(PimElementwise op) const;  // closed form, as PimGemvLayout's
 
  private:
   DramSpec dram_;
   PimSpec pim_;
+  PimUnitSpace space_;
   std::int64_t elements_;
   int vectors_;
   std::uint32_t base_row_;
-  int units_;
-  std::int64_t total_units_, per_unit_, bursts_, capacity_;
+  std::int64_t per_unit_, bursts_;
   std::uint32_t rows_per_vector_;
 };
 

@@ -19,10 +19,6 @@ nlohmann::json run_summary(const std::string& experiment, const std::string& set
   return json_file(dir.file(out + "/summary.json"));
 }
 
-double op_stat(const nlohmann::json& stats, const std::string& op, const std::string& key) {
-  return stats["hardware"]["ops"][op][key]["value"].get<double>();
-}
-
 // The GEMV example at its smoke size: the summary keys the issue names, the speed-up inside
 // what bank versus channel bandwidth allows (4x on HBM-PIM), and the analytic fidelity within 10%
 // of the cycle-level streams on both sides (at 12 us the kernel sees three refreshes, which the
@@ -41,6 +37,8 @@ TEST(PimRuns, GemvExampleReportsThroughputAndSpeedupAndTheAnalyticFidelityAgrees
   EXPECT_NEAR(analytic["latency_s"].get<double>(), cycle["latency_s"].get<double>(), 0.10 * cycle["latency_s"].get<double>());
   EXPECT_NEAR(analytic["speedup_vs_no_pim"].get<double>(), cycle["speedup_vs_no_pim"].get<double>(),
               0.10 * cycle["speedup_vs_no_pim"].get<double>());
+  EXPECT_NEAR(analytic["energy_j"].get<double>(), cycle["energy_j"].get<double>(),
+              0.10 * cycle["energy_j"].get<double>());
   EXPECT_GT(cycle["energy_j"].get<double>(), 0);
   EXPECT_GT(cycle["area_mm2"].get<double>(), 0);
 }
