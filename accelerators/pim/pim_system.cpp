@@ -100,28 +100,16 @@ PimSystem::PimSystem(sc_core::sc_module_name name, const ValidatedNode& cfg, Sim
     return estimate_seconds(pim) <= estimate_seconds(host);
   };
 
-  // Energy events: the DRAM's per command (an all-bank activation is every bank's), the units'.
+  // Energy events: per command, as the device prices them.
   const DramProtocol& protocol = device_->protocol();
+  for (int i = 0; i < protocol.size(); ++i) {
+    const PimDevice::CommandCost& k = device_->command_cost()[static_cast<std::size_t>(i)];
+    command_events_.push_back(
+        k.joules > 0 ? &energy_event(lower(protocol.name(static_cast<DramCmd>(i))), k.joules, k.what) : nullptr);
+  }
   const DramEnergy& e = device_->dram_energy();
-  const PimCommands& c = device_->commands();
   const PimUnitEnergy& u = device_->unit_energy();
   const double units = pim_.units_per_rank(dram_.org);
-  for (int i = 0; i < protocol.size(); ++i) {
-    const auto cmd = static_cast<DramCmd>(i);
-    double j = 0;
-    std::string what;
-    if (cmd == DramCmd::ACT) j = e.act, what = "row activations (IDD0)";
-    else if (cmd == c.ACTAB) j = e.act * dram_.org.banks_per_rank(), what = "all-bank activations (IDD0 x banks)";
-    else if (cmd == DramCmd::RD || cmd == c.RDMAC) j = e.read, what = "read bursts to the host (IDD4R)";
-    else if (cmd == DramCmd::WR || cmd == c.WRGB) j = e.write, what = "write bursts from the host (IDD4W)";
-    else if (cmd == DramCmd::REF) j = e.refresh, what = "all-bank refreshes (IDD5B)";
-    else if (cmd == DramCmd::REFpb) j = e.refresh_bank, what = "per-bank refreshes";
-    else if (cmd == c.MACAB)
-      j = units * (u.column + pim_.lanes * u.mac_lane + u.register_access),
-      what = "all-bank MACs: every unit's column read, lanes and registers (" + u.source + ")";
-    else if (cmd == c.MOVAB) j = units * (u.column + u.register_access), what = "all-bank register writes into the rows";
-    command_events_.push_back(j > 0 ? &energy_event(lower(protocol.name(cmd)), j, what) : nullptr);
-  }
   commands_ = &counter("dram_commands", "commands", "DRAM and PIM commands every channel issued");
   simulated_commands_ = &counter("simulated_commands", "commands",
                                  "commands the one simulated controller issued (every channel runs the same stream)");
@@ -173,11 +161,9 @@ void PimSystem::account(const PimRun& r) {
     if (command_events_[i]) command_events_[i]->add(r.commands[i]);
     commands_->add(r.commands[i]);
     simulated_commands_->add(r.commands[i] / static_cast<std::uint64_t>(dram_.org.controllers()));
+    if (device_->host_burst(static_cast<DramCmd>(i))) io_->add(r.commands[i] * dram_.org.access_bytes() * 8);
   }
   active_->add(r.active_rank_cycles);
-  const PimCommands& c = device_->commands();
-  const auto n = [&](DramCmd cmd) { return r.commands[static_cast<std::size_t>(cmd)]; };
-  io_->add((n(DramCmd::RD) + n(DramCmd::WR) + n(c.WRGB) + n(c.RDMAC)) * dram_.org.access_bytes() * 8);
 }
 
 double PimSystem::estimate_seconds(const PimStep& s) const {

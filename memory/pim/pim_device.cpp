@@ -52,6 +52,23 @@ PimDevice::PimDevice(const DramSpec& dram, const ControllerConfig& controller, c
       energy_(DramEnergy::from(dram_)),
       unit_energy_(PimUnitEnergy::from(tech, dram_, pim, standard_key)),
       options_(options) {
+  const double units = pim_.units_per_rank(dram_.org);
+  const PimUnitEnergy& u = unit_energy_;
+  for (int i = 0; i < protocol_.size(); ++i) {
+    const auto c = static_cast<DramCmd>(i);
+    CommandCost k;
+    if (c == DramCmd::ACT) k = {energy_.act, "row activations (IDD0)"};
+    else if (c == cmd_.ACTAB) k = {energy_.act * dram_.org.banks_per_rank(), "all-bank activations (IDD0 x banks)"};
+    else if (c == DramCmd::RD || c == cmd_.RDMAC) k = {energy_.read, "read bursts to the host (IDD4R)"};
+    else if (c == DramCmd::WR || c == cmd_.WRGB) k = {energy_.write, "write bursts from the host (IDD4W)"};
+    else if (c == DramCmd::REF) k = {energy_.refresh, "all-bank refreshes (IDD5B)"};
+    else if (c == DramCmd::REFpb) k = {energy_.refresh_bank, "per-bank refreshes"};
+    else if (c == cmd_.MACAB)
+      k = {units * (u.column + pim_.lanes * u.mac_lane + u.register_access),
+           "all-bank MACs: every unit's column read, lanes and registers (" + u.source + ")"};
+    else if (c == cmd_.MOVAB) k = {units * (u.column + u.register_access), "all-bank register writes into the rows"};
+    cost_.push_back(k);
+  }
   // Every channel runs the same stream (pim_device.h): one controller stands for them all.
   auto ch = std::make_unique<Channel>();
   ChannelStats& s = ch->stats;
@@ -109,19 +126,13 @@ void PimDevice::measure(const Snapshot& before, PimRun& r) const {
     r.commands.push_back((now.commands[c] - before.commands[c]) * n);
   r.reopens = (now.reopens - before.reopens) * n;
   r.active_rank_cycles = (now.active - before.active) * n;
-  const auto count = [&](DramCmd c) { return static_cast<double>(r.commands[static_cast<std::size_t>(c)]); };
-  const double banks = dram_.org.banks_per_rank();
-  const double units = pim_.units_per_rank(dram_.org);
-  r.dram_energy_j = count(DramCmd::ACT) * energy_.act + count(cmd_.ACTAB) * banks * energy_.act +
-                    (count(DramCmd::RD) + count(cmd_.RDMAC)) * energy_.read +
-                    (count(DramCmd::WR) + count(cmd_.WRGB)) * energy_.write + count(DramCmd::REF) * energy_.refresh +
-                    count(DramCmd::REFpb) * energy_.refresh_bank +
-                    static_cast<double>(r.active_rank_cycles) * energy_.active_cycle;
-  const PimUnitEnergy& u = unit_energy_;
-  r.unit_energy_j = count(cmd_.MACAB) * units * (u.column + pim_.lanes * u.mac_lane + u.register_access) +
-                    count(cmd_.MOVAB) * units * (u.column + u.register_access) +
-                    (count(DramCmd::RD) + count(DramCmd::WR) + count(cmd_.WRGB) + count(cmd_.RDMAC)) *
-                        dram_.org.access_bytes() * 8.0 * u.io_per_bit;
+  r.energy_j = static_cast<double>(r.active_rank_cycles) * energy_.active_cycle;
+  for (std::size_t c = 0; c < r.commands.size(); ++c) {
+    const auto n_c = static_cast<double>(r.commands[c]);
+    r.energy_j += n_c * cost_[c].joules;
+    if (host_burst(static_cast<DramCmd>(c)))
+      r.energy_j += n_c * dram_.org.access_bytes() * 8.0 * unit_energy_.io_per_bit;
+  }
 }
 
 PimRun PimDevice::idle_until(std::uint64_t end) {

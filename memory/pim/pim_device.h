@@ -41,8 +41,9 @@ struct PimRun {
   std::vector<std::uint64_t> commands;  // by command id, summed over the channels
   std::uint64_t reopens = 0;            // rows reopened after refreshes, all channels
   std::uint64_t active_rank_cycles = 0;  // all channels
-  double dram_energy_j = 0;  // IDD energy of the commands and the active standby (not the precharged standby)
-  double unit_energy_j = 0;  // the units' columns, lanes and registers; host bursts' I/O
+  // The commands' energy (PimDevice::command_cost), the active standby and the I/O of host
+  // bursts; not the precharged standby, which runs whether or not the device works.
+  double energy_j = 0;
   std::uint64_t cycles() const { return end - start; }
 };
 
@@ -61,6 +62,16 @@ class PimDevice {
   const DramProtocol& protocol() const { return protocol_; }
   const PimCommands& commands() const { return cmd_; }
   const DramEnergy& dram_energy() const { return energy_; }
+  // What one command costs, by command id: the IDD model's (an all-bank activation is every
+  // bank's), and for MACAB and MOVAB every unit's column access, lanes and registers; 0 for
+  // commands whose energy is in another's (PRE, PREA in ACT's) . `what` says which.
+  struct CommandCost {
+    double joules = 0;
+    std::string what;
+  };
+  const std::vector<CommandCost>& command_cost() const { return cost_; }
+  // Commands that move a burst across the DRAM's interface to or from the host.
+  bool host_burst(DramCmd c) const { return c == DramCmd::RD || c == DramCmd::WR || c == cmd_.WRGB || c == cmd_.RDMAC; }
   const PimUnitEnergy& unit_energy() const { return unit_energy_; }
   int channels() const { return dram_.org.controllers(); }
   std::uint64_t now() const { return now_; }
@@ -97,6 +108,7 @@ class PimDevice {
   PimCommands cmd_;
   DramEnergy energy_;
   PimUnitEnergy unit_energy_;
+  std::vector<CommandCost> cost_;
   Options options_;
   StatsRegistry stats_;
   std::vector<std::unique_ptr<Channel>> channels_;
