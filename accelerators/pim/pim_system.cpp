@@ -80,7 +80,7 @@ PimSystem::PimSystem(sc_core::sc_module_name name, const ValidatedNode& cfg, Sim
   const ControllerConfig controller = Dram::controller_config(memory.child("controller"), dram_);
   pim_ = PimSpec::from_config(cfg.child("pim"), dram_);
   const std::string standard_key = lower(dram_.standard);
-  const PimDevice::Options options{ctx.check_protocol(), false};
+  const PimDevice::Options options{ctx.check_protocol(), false, nullptr};
   device_ = std::make_unique<PimDevice>(dram_, controller, pim_, tech(), standard_key, options);
   if (params().flag("compare_without_pim"))
     baseline_ = std::make_unique<PimDevice>(dram_, controller, pim_, tech(), standard_key, options);

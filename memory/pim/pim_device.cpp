@@ -100,7 +100,7 @@ PimDevice::PimDevice(const DramSpec& dram, const ControllerConfig& controller, c
   });
   channels_.push_back(std::move(ch));
   if (options.functional)
-    for (int i = 0; i < channels(); ++i) units_.push_back(std::make_unique<PimUnits>(dram_, pim_, cmd_));
+    for (int i = 0; i < channels(); ++i) units_.push_back(std::make_unique<PimUnits>(dram_, pim_, cmd_, options.round));
 }
 
 PimDevice::~PimDevice() = default;

@@ -51,7 +51,8 @@ class PimDevice {
  public:
   struct Options {
     bool check_protocol = false;
-    bool functional = false;
+    bool functional = false;             // the units compute with data (tests), rounding with:
+    PimUnits::Rounding round = nullptr;  // a value rounded to the units' format
   };
   PimDevice(const DramSpec& dram, const ControllerConfig& controller, const PimSpec& pim, const TechTable& tech,
             const std::string& standard_key, Options options);

@@ -3,15 +3,13 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "workloads/formats/quantizer.h"
-
 namespace strata {
 
-PimUnits::PimUnits(const DramSpec& dram, const PimSpec& pim, const PimCommands& cmd)
+PimUnits::PimUnits(const DramSpec& dram, const PimSpec& pim, const PimCommands& cmd, Rounding round)
     : org_(dram.org),
       pim_(pim),
       cmd_(cmd),
-      format_(*find_number_format(pim.format)),
+      round_(std::move(round)),
       units_per_rank_(pim.units_per_rank(dram.org)),
       banks_per_unit_(pim.banks_per_unit(dram.org)),
       bursts_per_row_(dram.org.bursts_per_row()),
@@ -26,8 +24,6 @@ PimUnits::PimUnits(const DramSpec& dram, const PimSpec& pim, const PimCommands& 
 int PimUnits::unit_of(int bank_group, int bank) const {
   return (bank_group * org_.banks_per_group + bank) / banks_per_unit_;
 }
-
-double PimUnits::round(double x) const { return round_to_element(x, format_); }
 
 std::vector<double>& PimUnits::row_data(int rank, int bank, std::uint32_t row) {
   std::vector<double>& v = rows_[{rank, bank, row}];

@@ -1,23 +1,26 @@
 // The functional model of one channel's PIM units and the data in its banks: the units' input
 // registers and accumulators, lanes rounded to the units' format (FP16 or BF16) after every
-// multiply and add, as the hardware's separate multiplier and adder arrays round. execute() is
+// multiply and add, as the hardware's separate multiplier and adder arrays round. The rounding
+// is given (workloads/formats' numerics emulator: memory/ does not depend on workloads/). execute() is
 // called with every command the controller issues from a program, so what is checked against a
 // reference computation is the schedule that was timed.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <tuple>
 #include <vector>
 
 #include "memory/pim/pim_program.h"
-#include "sim/number_format.h"
 
 namespace strata {
 
 class PimUnits {
  public:
-  PimUnits(const DramSpec& dram, const PimSpec& pim, const PimCommands& cmd);
+  // `round`: a value rounded to the units' format.
+  using Rounding = std::function<double(double)>;
+  PimUnits(const DramSpec& dram, const PimSpec& pim, const PimCommands& cmd, Rounding round);
 
   // The unit of `rank` that reads bank (bank_group, bank), and which of its banks that is.
   int unit_of(int bank_group, int bank) const;
@@ -36,7 +39,7 @@ class PimUnits {
   std::vector<std::vector<double>> take_results(int rank);
 
  private:
-  double round(double x) const;
+  double round(double x) const { return round_(x); }
   std::vector<double>& row_data(int rank, int bank, std::uint32_t row);
   struct Unit {
     std::vector<std::vector<double>> inputs, acc;  // [register][lane]
@@ -46,7 +49,7 @@ class PimUnits {
   DramOrganization org_;
   PimSpec pim_;
   PimCommands cmd_;
-  NumberFormat format_;
+  Rounding round_;
   int units_per_rank_, banks_per_unit_, bursts_per_row_, lanes_;
   std::vector<Unit> units_;
   std::map<std::tuple<int, int, std::uint32_t>, std::vector<double>> rows_;  // (rank, bank, row)

@@ -39,6 +39,8 @@ const strata::TechTable& tech() {
   return *table;
 }
 
+double fp16(double x) { return strata::round_to_element(x, *strata::find_number_format("fp16")); }
+
 struct Fixture {
   std::unique_ptr<strata::testing::DramPreset> preset;
   PimSpec pim;
@@ -47,11 +49,9 @@ struct Fixture {
     preset = load_dram_preset(memory, overrides);
     pim = hbm_pim(preset->spec);
     device = std::make_unique<PimDevice>(preset->spec, preset->controller, pim, tech(), "hbm2",
-                                         PimDevice::Options{true, functional});
+                                         PimDevice::Options{true, functional, fp16});
   }
 };
-
-double fp16(double x) { return strata::round_to_element(x, *strata::find_number_format("fp16")); }
 
 // Runs an n x k GEMV with data and compares it with the same FP16 products and per-lane FP16
 // sums in the same order (lane l takes inputs l, l + 16, ...), the lanes added by the host, or by
@@ -112,7 +112,7 @@ TEST(Pim, GemvWithAdderTreeOnTwoRanksEqualsTheReference) {
     f.pim.adder_tree = true;
     f.pim.accumulators = 2;
     f.device = std::make_unique<PimDevice>(f.preset->spec, f.preset->controller, f.pim, tech(), "hbm3",
-                                           PimDevice::Options{true, true});
+                                           PimDevice::Options{true, true, fp16});
     ASSERT_EQ(f.device->dram().org.ranks, 2);
     check_functional_gemv(f, 300, 100);
   }
