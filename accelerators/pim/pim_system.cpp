@@ -171,7 +171,7 @@ double PimSystem::estimate_seconds(const PimStep& s) const {
   if (s.kind == PimStep::Kind::Host) return t + host_seconds(s);
   const double cycles = s.kind == PimStep::Kind::Gemv
                             ? PimGemvLayout(dram_, pim_, s.outputs, s.inputs, 0).estimate().cycles
-                            : PimVectorLayout(dram_, pim_, s.elements, 3, 0).estimate(s.op).cycles;
+                            : PimVectorLayout(dram_, pim_, s.elements, 0).estimate(s.op).cycles;
   return t + cycles * static_cast<double>(s.repeats) * dram_.tck_s;
 }
 
@@ -206,7 +206,7 @@ PimSystem::StepTime PimSystem::run_step(const PimStep& s, bool analytic) {
     const PimGemvLayout layout(dram_, pim_, s.outputs, s.inputs, 0);
     execute(analytic ? PimProgram{} : layout.program(nullptr), layout.estimate());
   } else {
-    const PimVectorLayout layout(dram_, pim_, s.elements, 3, 0);
+    const PimVectorLayout layout(dram_, pim_, s.elements, 0);
     execute(analytic ? PimProgram{} : layout.program(s.op), layout.estimate(s.op));
   }
   t.pim_cycles = static_cast<std::uint64_t>(cycles);

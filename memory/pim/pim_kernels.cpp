@@ -187,9 +187,9 @@ PimEstimate PimGemvLayout::estimate() const {
   return e;
 }
 
-PimVectorLayout::PimVectorLayout(const DramSpec& dram, const PimSpec& pim, std::int64_t elements, int vectors,
+PimVectorLayout::PimVectorLayout(const DramSpec& dram, const PimSpec& pim, std::int64_t elements,
                                  std::uint32_t base_row)
-    : dram_(dram), pim_(pim), space_(dram, pim), elements_(elements), vectors_(vectors), base_row_(base_row) {
+    : dram_(dram), pim_(pim), space_(dram, pim), base_row_(base_row) {
   per_unit_ = ceil_div(elements, space_.total_units);
   bursts_ = ceil_div(per_unit_, pim.lanes);
   rows_per_vector_ = static_cast<std::uint32_t>(ceil_div(bursts_, space_.capacity));

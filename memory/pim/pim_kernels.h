@@ -52,9 +52,6 @@ class PimGemvLayout {
   PimGemvLayout(const DramSpec& dram, const PimSpec& pim, std::int64_t outputs, std::int64_t inputs,
                 std::uint32_t base_row);
   PimPlace where(std::int64_t output, std::int64_t input) const;
-  std::uint32_t rows_used() const { return rows_used_; }  // per bank, from the base row
-  std::int64_t outputs() const { return outputs_; }
-  std::int64_t inputs() const { return inputs_; }
   // Every rank of a channel runs this stream (the input vector only in functional runs).
   PimProgram program(const std::vector<double>* x) const;
   // y from the RDMAC bursts each channel's units returned (per channel, per rank).
@@ -81,10 +78,9 @@ enum class PimElementwise { Add, Mul, Relu };
 
 class PimVectorLayout {
  public:
-  // `vectors` of `elements` each, vector v from row base_row + v x rows_per_vector() on.
-  PimVectorLayout(const DramSpec& dram, const PimSpec& pim, std::int64_t elements, int vectors, std::uint32_t base_row);
+  // Vectors of `elements` each, vector v from row base_row + v x (its rows per unit) on.
+  PimVectorLayout(const DramSpec& dram, const PimSpec& pim, std::int64_t elements, std::uint32_t base_row);
   PimPlace where(int vector, std::int64_t element) const;
-  std::uint32_t rows_used() const { return rows_per_vector_ * static_cast<std::uint32_t>(vectors_); }
   // y (vector 2; vector 1 for ReLU) = a (vector 0) op b (vector 1).
   PimProgram program(PimElementwise op) const;
   PimEstimate estimate(PimElementwise op) const;  // closed form, as PimGemvLayout's
@@ -93,8 +89,6 @@ class PimVectorLayout {
   DramSpec dram_;
   PimSpec pim_;
   PimUnitSpace space_;
-  std::int64_t elements_;
-  int vectors_;
   std::uint32_t base_row_;
   std::int64_t per_unit_, bursts_;
   std::uint32_t rows_per_vector_;

@@ -18,12 +18,6 @@ void PimProgram::pop() {
   }
 }
 
-std::uint64_t PimProgram::commands() const {
-  std::uint64_t n = 0;
-  for (const PimSegment& s : segments_) n += s.count;
-  return n;
-}
-
 PimProgram interleave_ranks(std::vector<PimProgram> per_rank) {
   if (per_rank.size() == 1) return std::move(per_rank.front());
   PimProgram out;

@@ -39,8 +39,6 @@ class PimProgram : public CommandStream {
   const PimSegment* head() const { return at_ < segments_.size() ? &segments_[at_] : nullptr; }
   std::uint32_t head_index() const { return within_; }  // the command's index within its segment
   void rewind() { at_ = within_ = 0; }
-  std::uint64_t commands() const;
-  const std::vector<PimSegment>& segments() const { return segments_; }
 
   std::vector<PimSegment> segments_;
   // Functional mode: bursts written by WRGB segments, `lanes` values each, in order.

@@ -6,8 +6,7 @@
 namespace strata {
 
 PimUnits::PimUnits(const DramSpec& dram, const PimSpec& pim, const PimCommands& cmd, Rounding round)
-    : org_(dram.org),
-      pim_(pim),
+    : pim_(pim),
       cmd_(cmd),
       round_(std::move(round)),
       units_per_rank_(pim.units_per_rank(dram.org)),
@@ -19,10 +18,6 @@ PimUnits::PimUnits(const DramSpec& dram, const PimSpec& pim, const PimCommands& 
   u.inputs.assign(static_cast<std::size_t>(pim.input_registers), std::vector<double>(static_cast<std::size_t>(lanes_), 0.0));
   u.acc.assign(static_cast<std::size_t>(pim.accumulators), std::vector<double>(static_cast<std::size_t>(lanes_), 0.0));
   units_.assign(static_cast<std::size_t>(dram.org.ranks * units_per_rank_), u);
-}
-
-int PimUnits::unit_of(int bank_group, int bank) const {
-  return (bank_group * org_.banks_per_group + bank) / banks_per_unit_;
 }
 
 std::vector<double>& PimUnits::row_data(int rank, int bank, std::uint32_t row) {

@@ -22,8 +22,6 @@ class PimUnits {
   using Rounding = std::function<double(double)>;
   PimUnits(const DramSpec& dram, const PimSpec& pim, const PimCommands& cmd, Rounding round);
 
-  // The unit of `rank` that reads bank (bank_group, bank), and which of its banks that is.
-  int unit_of(int bank_group, int bank) const;
   // Bank (as an index in the rank) `k` of unit `u`.
   int bank_of(int unit, int k) const { return unit * banks_per_unit_ + k; }
   int bursts_per_row() const { return bursts_per_row_; }
@@ -46,7 +44,6 @@ class PimUnits {
   };
   Unit& unit(int rank, int u) { return units_[static_cast<std::size_t>(rank * units_per_rank_ + u)]; }
 
-  DramOrganization org_;
   PimSpec pim_;
   PimCommands cmd_;
   Rounding round_;

@@ -127,7 +127,7 @@ TEST(Pim, ElementwiseInFunctionalModeEqualsTheReference) {
     std::vector<double> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n));
     for (double& v : a) v = fp16(u(rng));
     for (double& v : b) v = fp16(u(rng));
-    const strata::PimVectorLayout layout(f.device->dram(), f.pim, n, 3, 0);
+    const strata::PimVectorLayout layout(f.device->dram(), f.pim, n, 0);
     for (std::int64_t e = 0; e < n; ++e) {
       const auto pa = layout.where(0, e), pb = layout.where(1, e);
       f.device->units(pa.channel).store(pa.rank, pa.bank, pa.row, pa.element, {a[static_cast<std::size_t>(e)]});
