@@ -1,5 +1,6 @@
 #include "accelerators/builtin_kinds.h"
 
+#include "accelerators/gnn/register_kinds.h"
 #include "accelerators/gpu/register_kinds.h"
 #include "accelerators/npu/register_kinds.h"
 #include "accelerators/package/register_kinds.h"
@@ -19,6 +20,7 @@ void register_builtin_kinds(Registry& registry) {
   register_gpu_kinds(registry);
   register_package_kinds(registry);
   register_pim_kinds(registry);
+  register_gnn_kinds(registry);
   register_rtl_kinds(registry);
 }
 

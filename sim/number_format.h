@@ -21,7 +21,7 @@
 //
 // Sources: OCP Microscaling Formats (MX) v1.0 specification (2023); OCP 8-bit Floating Point
 // Specification (OFP8) rev 1.0; NVIDIA, "Introducing NVFP4 for Efficient and Accurate
-// Low-Precision Inference" (2025); IEEE 754-2019 for FP32/FP16; Micikevicius et al. 2022
+// Low-Precision Inference" (2025); IEEE 754-2019 for FP64/FP32/FP16; Micikevicius et al. 2022
 // (FP8 formats for deep learning).
 #pragma once
 
@@ -61,7 +61,7 @@ struct NumberFormat {
 
 // Every format, in this order: fp32, tf32, bf16, fp16, fp8_e4m3, fp8_e5m2, fp6_e3m2,
 // fp6_e2m3, fp4_e2m1, int16, int8, int4, int2, mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2,
-// mxfp6_e2m3, mxfp4, mxint8, nvfp4.
+// mxfp6_e2m3, mxfp4, mxint8, nvfp4, fp64.
 const std::vector<NumberFormat>& number_formats();
 
 // The format named `name` (case-insensitive), or nullptr. Aliases: mxfp8 -> mxfp8_e4m3,

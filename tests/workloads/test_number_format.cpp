@@ -38,10 +38,10 @@ std::string parse_error(const std::string& text) {
 TEST(NumberFormat, TableOrderIsStable) {
   std::vector<std::string> names;
   for (const auto& f : number_formats()) names.push_back(f.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"fp32",       "tf32",       "bf16",     "fp16",       "fp8_e4m3",
-                                             "fp8_e5m2",   "fp6_e3m2",   "fp6_e2m3", "fp4_e2m1",   "int16",
-                                             "int8",       "int4",       "int2",     "mxfp8_e4m3", "mxfp8_e5m2",
-                                             "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4",    "mxint8",     "nvfp4"}));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "fp32",       "tf32",       "bf16",       "fp16",  "fp8_e4m3", "fp8_e5m2", "fp6_e3m2",
+                       "fp6_e2m3",   "fp4_e2m1",   "int16",      "int8",  "int4",     "int2",     "mxfp8_e4m3",
+                       "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4", "mxint8",   "nvfp4",    "fp64"}));
 }
 
 TEST(NumberFormat, LargestFiniteValues) {
@@ -118,7 +118,8 @@ TEST(NumberFormat, BitsPerElementOfEveryFormat) {
       {"fp32", 32},         {"tf32", 32},         {"bf16", 16},    {"fp16", 16},         {"fp8_e4m3", 8},
       {"fp8_e5m2", 8},      {"fp6_e3m2", 6},      {"fp6_e2m3", 6}, {"fp4_e2m1", 4},      {"int16", 16},
       {"int8", 8},          {"int4", 4},          {"int2", 2},     {"mxfp8_e4m3", 8.25}, {"mxfp8_e5m2", 8.25},
-      {"mxfp6_e3m2", 6.25}, {"mxfp6_e2m3", 6.25}, {"mxfp4", 4.25}, {"mxint8", 8.25},     {"nvfp4", 4.5}};
+      {"mxfp6_e3m2", 6.25}, {"mxfp6_e2m3", 6.25}, {"mxfp4", 4.25}, {"mxint8", 8.25},     {"nvfp4", 4.5},
+      {"fp64", 64}};
   ASSERT_EQ(expected.size(), number_formats().size());
   for (const auto& f : number_formats()) EXPECT_EQ(f.bits_per_element(), expected.at(f.name)) << f.name;
 }

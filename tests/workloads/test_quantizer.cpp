@@ -358,7 +358,8 @@ TEST(FakeQuantize, Idempotent) {
     const auto q = parse_quant_spec(s);
     const Eigen::MatrixXd once = fake_quantize(x, q);
     EXPECT_TRUE(identical(fake_quantize(once, q), once)) << s;
-    EXPECT_FALSE(identical(once, x)) << s;  // and it did quantize
+    if (std::string(s) != "fp64")
+      EXPECT_FALSE(identical(once, x)) << s;  // and it did quantize (FP64 holds every double)
   }
 }
 

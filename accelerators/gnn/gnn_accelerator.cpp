@@ -1,0 +1,344 @@
+#include "accelerators/gnn/gnn_accelerator.h"
+
+#include <deque>
+
+#include <fmt/format.h>
+
+#include "models/dma/dma_engine.h"
+#include "sim/input_error.h"
+#include "sim/rounding.h"
+#include "sim/sim_context.h"
+#include "sim/tlm_at.h"
+
+namespace strata {
+namespace {
+
+const KindSpec& aggregation_section() {
+  static const KindSpec spec = [] {
+    KindSpec s;
+    s.name = "gnn_aggregation";
+    s.category = "section";
+    s.description = "the aggregation engine: walks the graph's CSR and accumulates neighbour features";
+    s.add(param::choice("style", {"row_wise", "outer_product"},
+                        "row_wise: destination rows in order, neighbours' rows through the feature buffer (HyGCN's "
+                        "SIMD cores, GROW); outer_product: destination tiles in the output buffer, each source's row "
+                        "times its column of A (GCNAX, MEGA)"));
+    s.add(param::integer("lanes", "feature elements multiplied and accumulated a cycle, all cores together (HyGCN: 32 "
+                                  "SIMD16 cores = 512)")
+              .range("1", "1048576"));
+    s.add(param::choice("format", {"fp64", "fp32", "fp16", "bf16", "int32", "int16", "int8"},
+                        "the lanes' arithmetic format (their energy and area)")
+              .def("fp32"));
+    return s;
+  }();
+  return spec;
+}
+
+const KindSpec& combination_section() {
+  static const KindSpec spec = [] {
+    KindSpec s;
+    s.name = "gnn_combination";
+    s.category = "section";
+    s.description = "the combination engine: X times the layer's weights";
+    s.add(param::choice("style", {"mac_array", "systolic", "bit_serial"},
+                        "mac_array: `macs` MACs fed by an outer product that skips X's zeros (GCNAX); systolic: "
+                        "`modules` weight-stationary arrays of rows x cols, dense (HyGCN); bit_serial: `macs` "
+                        "engines taking bits_per_cycle bits of an operand a cycle (MEGA)"));
+    s.add(param::integer("macs", "mac_array, bit_serial: multiply-accumulators").def("16").range("1", "1048576"));
+    s.add(param::integer("modules", "systolic: arrays").def("1").range("1", "1024"));
+    s.add(param::integer("rows", "systolic: rows of one array").def("4").range("1", "4096"));
+    s.add(param::integer("cols", "systolic: columns of one array").def("128").range("1", "4096"));
+    s.add(param::integer("bits_per_cycle", "bit_serial: operand bits an engine takes a cycle").def("1").range("1", "64"));
+    s.add(param::choice("format", {"fp64", "fp32", "fp16", "bf16", "int32", "int16", "int8", "int4"},
+                        "the MACs' arithmetic format (their energy and area)")
+              .def("fp32"));
+    return s;
+  }();
+  return spec;
+}
+
+const KindSpec& buffer_section() {
+  static const KindSpec spec = [] {
+    KindSpec s;
+    s.name = "gnn_buffers";
+    s.category = "section";
+    s.description = "on-chip buffers, in bytes; each is an SRAM of the tech table for energy and area";
+    s.add(param::quantity("feature", UnitFamily::Size,
+                          "rows of B (the features being aggregated) kept on chip, an LRU cache of rows (HyGCN's input "
+                          "buffer, GROW's high-degree-node cache, GCNAX's SMB)"));
+    s.add(param::quantity("output", UnitFamily::Size,
+                          "the aggregation's partial output rows (outer product: one destination tile; GCNAX's ODMB)"));
+    s.add(param::quantity("input", UnitFamily::Size, "the combination's tile of X and its outputs (double-buffered)"));
+    s.add(param::quantity("weight", UnitFamily::Size, "the layer's weights; when they do not fit they stream per tile"));
+    s.add(param::integer("width", "bits a buffer reads or writes at once").def("512").range("8", "65536"));
+    s.add(param::integer("banks", "banks of each buffer").def("16").range("1", "1024"));
+    return s;
+  }();
+  return spec;
+}
+
+double format_bytes(const std::string& f) {
+  if (f == "fp64") return 8;
+  if (f == "fp32" || f == "int32") return 4;
+  if (f == "fp16" || f == "bf16" || f == "int16") return 2;
+  if (f == "int4") return 0.5;
+  return 1;
+}
+
+}  // namespace
+
+KindSpec GnnAccelerator::spec() {
+  KindSpec s;
+  s.name = "gnn_accelerator";
+  s.description = "GNN accelerator template: aggregation and combination engines, buffers, DMA and DRAM";
+  s.with_clock();
+  s.add(param::integer("prefetch", "steps whose reads are in flight while the engine computes the current one")
+            .def("8")
+            .range("1", "4096"));
+  s.slot(SlotSpec{"aggregation", "the aggregation engine", "section", "", true, &aggregation_section()});
+  s.slot(SlotSpec{"combination", "the combination engine", "section", "", true, &combination_section()});
+  s.slot(SlotSpec{"buffers", "on-chip buffers", "section", "", true, &buffer_section()});
+  s.slot(SlotSpec{"dma", "the DMA engine in front of the memory (a dma role kind; default dma)", "component", kDmaRole,
+                  false, nullptr, "dma"});
+  s.slot(SlotSpec{"memory", "the memory (a memory_target kind: dram for cycle-level HBM)", "component",
+                  kMemoryTargetRole, true, nullptr});
+  return s;
+}
+
+GnnAccelerator::GnnAccelerator(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx)
+    : Component(name, cfg, ctx) {
+  const Params& a = cfg.child("aggregation").params;
+  aggregation_.style = a.string("style") == "row_wise" ? AggregationStyle::RowWise : AggregationStyle::OuterProduct;
+  aggregation_.lanes = a.integer("lanes");
+  const Params& c = cfg.child("combination").params;
+  combination_.style = *find_combination_style(c.string("style"));
+  combination_.macs = c.integer("macs");
+  combination_.modules = c.integer("modules");
+  combination_.rows = c.integer("rows");
+  combination_.cols = c.integer("cols");
+  combination_.bits_per_cycle = static_cast<int>(c.integer("bits_per_cycle"));
+  const Params& b = cfg.child("buffers").params;
+  aggregation_.feature_buffer_bytes = static_cast<std::uint64_t>(b.quantity("feature"));
+  aggregation_.output_buffer_bytes = static_cast<std::uint64_t>(b.quantity("output"));
+  input_buffer_ = static_cast<std::uint64_t>(b.quantity("input"));
+  weight_buffer_ = static_cast<std::uint64_t>(b.quantity("weight"));
+  prefetch_ = static_cast<int>(params().integer("prefetch"));
+
+  dma_ = build_part<DmaEngine>("dma");
+  memory_component_ = build_child("memory");
+  memory_ = dynamic_cast<MemoryTarget*>(memory_component_.get());
+  bind_at(ctx, dma_->initiator_socket(), memory_->target_socket(), dma_->basename());
+
+  // Energy and area from the tech table: a MAC of the combination's format per product, one of
+  // the aggregation's per lane operation, SRAM accesses of the buffers' width.
+  const TechTable& t = tech();
+  const std::string cf = c.string("format"), af = a.string("format");
+  element_bytes_ = format_bytes(cf);
+  const UnitCost mac = t.mac(cf), lane = t.mac(af);
+  mac_ = &energy_event("mac", mac.energy_j, fmt::format("combination multiply-accumulates ({}: {})", cf, t.mac_recipe(cf)));
+  lane_op_ = &energy_event("lane_op", lane.energy_j, fmt::format("aggregation lane operations ({})", af));
+  const int width = static_cast<int>(b.integer("width")), banks = static_cast<int>(b.integer("banks"));
+  double read_j = 0, write_j = 0, capacity = 0;
+  for (const char* key : {"feature", "output", "input", "weight"}) {
+    const double bytes = b.quantity(key);
+    if (bytes <= 0) continue;
+    const SramCost sram = t.sram(bytes, width, banks, b.where(key), cfg.path + ".buffers." + key);
+    add_area(std::string("buffer.") + key, sram.area_mm2, sram.leakage_w);
+    read_j = std::max(read_j, sram.read_j);  // the largest buffer's access prices every access
+    write_j = std::max(write_j, sram.write_j);
+    capacity += bytes;
+  }
+  buffer_read_ = &energy_event("buffer_read", read_j / (width / 8.0), "bytes read from the on-chip buffers");
+  buffer_write_ = &energy_event("buffer_write", write_j / (width / 8.0), "bytes written into the on-chip buffers");
+  add_area("combination", static_cast<double>(combination_.peak_macs()) * mac.area_mm2,
+           t.with_leakage(mac).leakage_w * static_cast<double>(combination_.peak_macs()));
+  add_area("aggregation", static_cast<double>(aggregation_.lanes) * lane.area_mm2,
+           t.with_leakage(lane).leakage_w * static_cast<double>(aggregation_.lanes));
+
+  scalar("peak_macs", "MAC/cycle", "the combination engine's multiply-accumulators")
+      .set(static_cast<double>(combination_.peak_macs()));
+  scalar("buffer_bytes", "B", "on-chip buffers together").set(capacity);
+  ctx.report("latency_s", stat_name("latency"));
+  ctx.report("flops", stat_name("flops"));
+  ctx.report("dram_bytes", stat_name("dram_bytes"));
+  ctx.report("dram_accesses", stat_name("dram_accesses"));
+}
+
+GnnAccelerator::~GnnAccelerator() = default;
+
+void GnnAccelerator::load_graph(std::shared_ptr<const OpGraph> graph) {
+  graph_ = std::move(graph);
+  for (const OpId id : graph_->topological_order()) {
+    const Operator& op = graph_->op(id);
+    Task t;
+    t.op = id;
+    t.flops = op_flops(op);
+    const bool structured = op.kind == OpKind::SpMM && graph_->tensor(op.inputs[0]).structure != nullptr;
+    if (structured) t.engine = Engine::Aggregation;
+    else if (op.kind == OpKind::SpMM || op.kind == OpKind::Gemm) t.engine = Engine::Combination;
+    else if (op.kind == OpKind::Relu || op.kind == OpKind::Add || op.kind == OpKind::Mul)
+      t.vector_elements = static_cast<std::uint64_t>(output_elements(op, 0));
+    else if (op.kind == OpKind::Scatter || op.kind == OpKind::Gather || op.kind == OpKind::Copy)
+      t.engine = Engine::Move;
+    else
+      throw InputError(SourceLoc{}, "workload",
+                       fmt::format("operator '{}' ({}) has no engine on the GNN accelerator (it runs GNN layers: "
+                                   "SpMM, Gemm and element-wise operators)",
+                                   op.name, op_kind_name(op.kind)));
+    tasks_.push_back(t);
+  }
+  if (context().analytic()) return;
+  sc_core::sc_spawn([this] { run_graph(); }, "graph_runner");
+}
+
+std::optional<double> GnnAccelerator::graph_progress() const {
+  if (tasks_.empty()) return std::nullopt;
+  return static_cast<double>(done_) / static_cast<double>(tasks_.size());
+}
+
+std::unique_ptr<GnnSchedule> GnnAccelerator::schedule(const Task& t) const {
+  const Operator& op = graph_->op(t.op);
+  if (t.engine == Engine::Aggregation) return std::make_unique<AggregationSchedule>(*graph_, op, aggregation_);
+  if (t.engine == Engine::Move) return std::make_unique<MoveSchedule>(*graph_, op, input_buffer_ / 2);
+  return std::make_unique<CombinationSchedule>(*graph_, op, combination_, input_buffer_, weight_buffer_);
+}
+
+void GnnAccelerator::run_steps(GnnSchedule& schedule) {
+  struct Pending {
+    GnnStep step;
+    std::size_t left = 0;
+    sc_core::sc_event ready;
+  };
+  std::deque<std::shared_ptr<Pending>> window;
+  bool more = true;
+  const auto refill = [&] {
+    while (more && static_cast<int>(window.size()) < prefetch_) {
+      auto p = std::make_shared<Pending>();
+      if (!schedule.next(p->step)) {
+        more = false;
+        return;
+      }
+      p->left = p->step.reads.size();
+      for (const DmaDescriptor& d : p->step.reads)
+        dma_->submit(d, [p] {
+          if (--p->left == 0) p->ready.notify(sc_core::SC_ZERO_TIME);
+        });
+      window.push_back(p);
+    }
+  };
+  refill();
+  while (!window.empty()) {
+    const std::shared_ptr<Pending> p = window.front();
+    if (p->left > 0) sc_core::wait(p->ready);
+    if (p->step.compute_cycles > 0) sc_core::wait(clock().period() * static_cast<double>(p->step.compute_cycles));
+    for (const DmaDescriptor& d : p->step.writes) dma_->submit(d, [] {});
+    window.pop_front();
+    refill();
+  }
+}
+
+void GnnAccelerator::finish_task(std::size_t i, double start, double end, const GnnTotals& t) {
+  const Task& task = tasks_[i];
+  const Operator& op = graph_->op(task.op);
+  const std::string base = "ops." + op.name + ".";
+  const char* engine = task.engine == Engine::Aggregation   ? "aggregation"
+                       : task.engine == Engine::Combination ? "combination"
+                       : task.engine == Engine::Move        ? "move"
+                                                            : "vector";
+  std::uint64_t accesses = 0;
+  scalar(base + "latency", "s", "the operator's time").set(end - start);
+  scalar(base + "engine", "", fmt::format("0 aggregation, 1 combination, 2 vector, 3 move: {}", engine))
+      .set(static_cast<double>(task.engine));
+  scalar(base + "compute_cycles", "cycles", "its engine's busy cycles").set(static_cast<double>(t.compute_cycles));
+  scalar(base + "dram_bytes", "B", "bytes it read and wrote in DRAM").set(static_cast<double>(t.read_bytes + t.write_bytes));
+  if (task.engine != Engine::Vector) {
+    std::unique_ptr<GnnSchedule> sched = schedule(task);
+    GnnStep s;
+    while (sched->next(s)) {
+      for (const auto& d : s.reads) accesses += dma_->requests_of(d);
+      for (const auto& d : s.writes) accesses += dma_->requests_of(d);
+    }
+  }
+  scalar(base + "dram_accesses", "requests", "its burst-sized DRAM requests").set(static_cast<double>(accesses));
+  // Energy: a MAC per product on the engine that ran it; buffers written with what came from
+  // DRAM and read once per MAC operand.
+  const auto products = static_cast<std::uint64_t>(task.flops / 2);
+  if (task.engine == Engine::Combination) mac_->add(products);
+  else if (task.engine == Engine::Aggregation) lane_op_->add(products);
+  else if (task.engine == Engine::Vector) lane_op_->add(task.vector_elements);
+  buffer_write_->add(t.read_bytes);
+  buffer_read_->add(static_cast<std::uint64_t>(static_cast<double>(products) * element_bytes_));
+  flops_ += task.flops;
+  dram_bytes_ += t.read_bytes + t.write_bytes;
+  dram_accesses_ += accesses;
+  latency_s_ = end;
+  ++done_;
+}
+
+void GnnAccelerator::run_graph() {
+  for (std::size_t i = 0; i < tasks_.size(); ++i) {
+    const double start = sc_core::sc_time_stamp().to_seconds();
+    GnnTotals totals;
+    if (tasks_[i].engine == Engine::Vector) {
+      totals.compute_cycles = ceil_div(tasks_[i].vector_elements, static_cast<std::uint64_t>(aggregation_.lanes));
+      sc_core::wait(clock().period() * static_cast<double>(totals.compute_cycles));
+    } else {
+      std::unique_ptr<GnnSchedule> s = schedule(tasks_[i]);
+      run_steps(*s);
+      totals = s->totals();
+    }
+    finish_task(i, start, sc_core::sc_time_stamp().to_seconds(), totals);
+  }
+}
+
+double GnnAccelerator::evaluate_analytic() {
+  double now = 0;
+  auto* analytic = dynamic_cast<AnalyticMemory*>(memory_);
+  // The memory's sustained bandwidth, or what the DMA's requests in flight carry per latency
+  // (Little's law), whichever is less.
+  double bandwidth = analytic ? analytic->sustained_bandwidth() : memory_->peak_bandwidth();
+  if (analytic)
+    bandwidth = std::min(bandwidth, static_cast<double>(dma_->max_outstanding() * dma_->burst()) /
+                                        std::max(1e-12, analytic->unloaded_latency(false)));
+  for (std::size_t i = 0; i < tasks_.size(); ++i) {
+    const Task& task = tasks_[i];
+    GnnTotals totals;
+    if (task.engine == Engine::Vector) {
+      totals.compute_cycles = ceil_div(task.vector_elements, static_cast<std::uint64_t>(aggregation_.lanes));
+    } else {
+      totals = schedule(task)->totals();
+    }
+    const double compute = static_cast<double>(totals.compute_cycles) * clock().period().to_seconds();
+    const double memory = static_cast<double>(totals.read_bytes + totals.write_bytes) / bandwidth;
+    const double start = now;
+    now += std::max(compute, memory);
+    if (analytic && totals.read_bytes + totals.write_bytes > 0) {
+      for (const bool write : {false, true}) {
+        AnalyticTransfer x;
+        x.row_bytes = write ? totals.write_bytes : totals.read_bytes;
+        x.write = write;
+        x.requests = ceil_div(x.row_bytes, dma_->burst());
+        x.request_align = dma_->burst();
+        x.random = !write && task.engine == Engine::Aggregation;
+        x.start_s = start;
+        x.end_s = now;
+        if (x.row_bytes > 0) analytic->account_analytic(x);
+      }
+    }
+    finish_task(i, start, now, totals);
+  }
+  return now;
+}
+
+void GnnAccelerator::finalize(const sc_core::sc_time&) {
+  scalar("latency", "s", "the graph's last operator's end").set(latency_s_);
+  scalar("flops", "FLOP", "the graph's floating-point operations").set(flops_);
+  scalar("dram_bytes", "B",
+         "bytes the engines read and wrote in DRAM (the DRAM moves whole bursts: its own bytes_read and bytes_written)")
+      .set(static_cast<double>(dram_bytes_));
+  scalar("dram_accesses", "requests",
+         "DRAM requests, each inside one dma.burst-aligned block (64 B in the presets, as these papers count accesses)")
+      .set(static_cast<double>(dram_accesses_));
+}
+
+}  // namespace strata
