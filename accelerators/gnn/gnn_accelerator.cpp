@@ -26,7 +26,7 @@ const KindSpec& aggregation_section() {
     s.add(param::integer("lanes", "feature elements multiplied and accumulated a cycle, all cores together (HyGCN: 32 "
                                   "SIMD16 cores = 512)")
               .range("1", "1048576"));
-    s.add(param::choice("format", {"fp64", "fp32", "fp16", "bf16", "int32", "int16", "int8"},
+    s.add(param::choice("format", {"fp64", "fp32", "fp16", "bf16", "int16", "int8"},
                         "the lanes' arithmetic format (their energy and area)")
               .def("fp32"));
     return s;
@@ -49,7 +49,7 @@ const KindSpec& combination_section() {
     s.add(param::integer("rows", "systolic: rows of one array").def("4").range("1", "4096"));
     s.add(param::integer("cols", "systolic: columns of one array").def("128").range("1", "4096"));
     s.add(param::integer("bits_per_cycle", "bit_serial: operand bits an engine takes a cycle").def("1").range("1", "64"));
-    s.add(param::choice("format", {"fp64", "fp32", "fp16", "bf16", "int32", "int16", "int8", "int4"},
+    s.add(param::choice("format", {"fp64", "fp32", "fp16", "bf16", "int16", "int8", "int4"},
                         "the MACs' arithmetic format (their energy and area)")
               .def("fp32"));
     return s;
@@ -79,7 +79,7 @@ const KindSpec& buffer_section() {
 
 double format_bytes(const std::string& f) {
   if (f == "fp64") return 8;
-  if (f == "fp32" || f == "int32") return 4;
+  if (f == "fp32") return 4;
   if (f == "fp16" || f == "bf16" || f == "int16") return 2;
   if (f == "int4") return 0.5;
   return 1;
