@@ -6,6 +6,7 @@
 
 #include "models/dma/dma_engine.h"
 #include "sim/input_error.h"
+#include "sim/number_format.h"
 #include "sim/rounding.h"
 #include "sim/sim_context.h"
 #include "sim/tlm_at.h"
@@ -77,14 +78,6 @@ const KindSpec& buffer_section() {
   return spec;
 }
 
-double format_bytes(const std::string& f) {
-  if (f == "fp64") return 8;
-  if (f == "fp32") return 4;
-  if (f == "fp16" || f == "bf16" || f == "int16") return 2;
-  if (f == "int4") return 0.5;
-  return 1;
-}
-
 }  // namespace
 
 KindSpec GnnAccelerator::spec() {
@@ -133,7 +126,7 @@ GnnAccelerator::GnnAccelerator(sc_core::sc_module_name name, const ValidatedNode
   // the aggregation's per lane operation, SRAM accesses of the buffers' width.
   const TechTable& t = tech();
   const std::string cf = c.string("format"), af = a.string("format");
-  element_bytes_ = format_bytes(cf);
+  element_bytes_ = find_number_format(cf)->bits_per_element() / 8;
   const UnitCost mac = t.mac(cf), lane = t.mac(af);
   mac_ = &energy_event("mac", mac.energy_j, fmt::format("combination multiply-accumulates ({}: {})", cf, t.mac_recipe(cf)));
   lane_op_ = &energy_event("lane_op", lane.energy_j, fmt::format("aggregation lane operations ({})", af));
