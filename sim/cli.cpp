@@ -223,9 +223,10 @@ int cmd_plot(const std::string& kind, const std::vector<std::string>& args) {
   const fs::path scripts = env && *env ? fs::path(env) : fs::path(STRATA_SOURCE_DIR) / "scripts";
   const fs::path script = scripts / fmt::format("plot_{}.py", kind);
   if (!fs::exists(script))
-    throw InputError(SourceLoc{"strata plot"}, "kind",
-                     fmt::format("no plot '{}' (kinds: pareto, breakdown, roofline, heatmap, line; scripts in {})", kind,
-                                 scripts.string()));
+    throw InputError(
+        SourceLoc{"strata plot"}, "kind",
+        fmt::format("no plot '{}' (kinds: pareto, breakdown, roofline, heatmap, line, normalized; scripts in {})", kind,
+                    scripts.string()));
   // Debian's interpreter has python3-matplotlib; a python3 earlier on PATH may not.
   const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   std::vector<std::string> argv_s = {python, script.string()};
@@ -280,7 +281,9 @@ int run_cli(int argc, char** argv, const Registry& registry) {
   CLI::App* sweep = app.add_subcommand("sweep", "run a sweep: every point in its own process, locally or on Slurm");
   sweep->add_option("sweep", sweep_file, "sweep file (YAML: an experiment plus a sweep: section)")->required();
   sweep->add_option("-o,--output", sweep_opts.output, "sweep directory (default results/<name>/)");
-  sweep->add_option("--set", sweep_opts.sets, "override a key of the swept experiment, before the axes apply (repeatable)");
+  sweep->add_option("--set", sweep_opts.sets,
+                    "override a key of the swept experiment, before the axes apply, or of the sweep section: "
+                    "--set sweep.constraints=[...] (repeatable)");
   sweep->add_option("--executor", executor, "local (default) or slurm")->check(CLI::IsMember({"local", "slurm"}));
   sweep->add_option("-j,--jobs", jobs, "local: points at once (default the number of cores)")->check(CLI::Range(1, 4096));
   sweep->add_flag("--resume", sweep_opts.resume, "also re-run points recorded as failed (finished points are always kept)");
@@ -320,7 +323,7 @@ int run_cli(int argc, char** argv, const Registry& registry) {
 
   std::string plot_kind;
   CLI::App* plot = app.add_subcommand("plot", "paper figures from a sweep: pareto, breakdown, roofline, heatmap, line");
-  plot->add_option("kind", plot_kind, "pareto, breakdown, roofline, heatmap or line")->required();
+  plot->add_option("kind", plot_kind, "pareto, breakdown, roofline, heatmap, line or normalized")->required();
   // Everything after KIND (the sweep directory and the plot's options, `strata plot KIND --help`)
   // goes to the script untouched.
   plot->prefix_command();

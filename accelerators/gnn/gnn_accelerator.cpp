@@ -20,16 +20,37 @@ const KindSpec& aggregation_section() {
     s.name = "gnn_aggregation";
     s.category = "section";
     s.description = "the aggregation engine: walks the graph's CSR and accumulates neighbour features";
-    s.add(param::choice("style", {"row_wise", "outer_product"},
-                        "row_wise: destination rows in order, neighbours' rows through the feature buffer (HyGCN's "
-                        "SIMD cores, GROW); outer_product: destination tiles in the output buffer, each source's row "
-                        "times its column of A (GCNAX, MEGA)"));
+    s.add(param::choice("style", {"row_wise", "outer_product", "sliding_window"},
+                        "row_wise: destination rows in order, neighbours' rows through the feature buffer (GROW's "
+                        "Gustavson rows); outer_product: destination tiles in the output buffer, each source's row "
+                        "times its column of A (GCNAX, MEGA); sliding_window: HyGCN's SIMD cores over destination "
+                        "intervals that fit the output buffer, a source window sliding and shrinking over the sources "
+                        "with an edge into the interval (each row fetched once per interval, as outer_product)"));
     s.add(param::integer("lanes", "feature elements multiplied and accumulated a cycle, all cores together (HyGCN: 32 "
                                   "SIMD16 cores = 512)")
               .range("1", "1048576"));
     s.add(param::choice("format", {"fp64", "fp32", "fp16", "bf16", "int16", "int8"},
                         "the lanes' arithmetic format (their energy and area)")
               .def("fp32"));
+    s.add(param::boolean("shared",
+                         "the aggregation runs on the combination engine's MACs (GCNAX's one 1 x 16 array "
+                         "does both products): no area of its own, its operations priced as those MACs")
+              .def("false"));
+    s.add(param::choice("feature_cache", {"lru", "high_degree"},
+                        "row_wise: what the feature buffer keeps: lru, the rows read last; high_degree (GROW), per "
+                        "cluster the highest-degree nodes, loaded when the cluster starts, every other neighbour read "
+                        "from DRAM")
+              .def("lru"));
+    s.add(param::integer("cluster_rows",
+                         "high_degree: destination rows per cluster, the rows taken in breadth-first order (a stand-in "
+                         "for GROW's METIS partitions); 0: the whole graph one cluster")
+              .def("0")
+              .range("0", "2147483647"));
+    s.add(
+        param::boolean("condense_edges",
+                       "outer_product: MEGA's Condense-Edge, each tile's edges stored contiguously by an offline pass "
+                       "over the graph and its source rows read as one ascending stream sharing bursts")
+            .def("false"));
     return s;
   }();
   return spec;
@@ -88,6 +109,21 @@ KindSpec GnnAccelerator::spec() {
   s.add(param::integer("prefetch", "steps whose reads are in flight while the engine computes the current one")
             .def("8")
             .range("1", "4096"));
+  s.add(param::boolean("pipeline",
+                       "HyGCN's inter-engine pipeline: an aggregation's finished tiles (outer_product, sliding_window) "
+                       "go to the combination that consumes them on chip, which computes them while the aggregation "
+                       "goes on; neither writes nor reads them in DRAM")
+            .def("false"));
+  s.add(param::quantity("access_block", UnitFamily::Size,
+                        "DRAM accesses are counted as the blocks of this size, aligned, that the engines' reads and "
+                        "writes touch (64 B, as these papers count them); the DMA's requests are its own `burst`")
+            .def("64 B"));
+  s.add(param::choice("feature_format", {"plain", "adaptive_package", "beicsr"},
+                      "node features in DRAM: plain, values at their format's bits back to back; adaptive_package "
+                      "(MEGA), 64/128/192-bit packages with 5-bit headers plus a bitmap per sparse row; beicsr (SGCN), "
+                      "a sparse row's bitmap and nonzeros in place of the dense row, which the aggregation reads and "
+                      "accumulates by its nonzeros (models/gnn/feature_formats.h)")
+            .def("plain"));
   s.slot(SlotSpec{"aggregation", "the aggregation engine", "section", "", true, &aggregation_section()});
   s.slot(SlotSpec{"combination", "the combination engine", "section", "", true, &combination_section()});
   s.slot(SlotSpec{"buffers", "on-chip buffers", "section", "", true, &buffer_section()});
@@ -101,8 +137,15 @@ KindSpec GnnAccelerator::spec() {
 GnnAccelerator::GnnAccelerator(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx)
     : Component(name, cfg, ctx) {
   const Params& a = cfg.child("aggregation").params;
-  aggregation_.style = a.string("style") == "row_wise" ? AggregationStyle::RowWise : AggregationStyle::OuterProduct;
+  const std::string style = a.string("style");
+  aggregation_.style = style == "row_wise"         ? AggregationStyle::RowWise
+                       : style == "sliding_window" ? AggregationStyle::SlidingWindow
+                                                   : AggregationStyle::OuterProduct;
   aggregation_.lanes = a.integer("lanes");
+  aggregation_.cache = a.string("feature_cache") == "high_degree" ? FeatureCache::HighDegree : FeatureCache::Lru;
+  aggregation_.cluster_rows = a.integer("cluster_rows");
+  aggregation_.condense_edges = a.flag("condense_edges");
+  aggregation_.format = *find_feature_format(params().string("feature_format"));
   const Params& c = cfg.child("combination").params;
   combination_.style = *find_combination_style(c.string("style"));
   combination_.macs = c.integer("macs");
@@ -116,8 +159,10 @@ GnnAccelerator::GnnAccelerator(sc_core::sc_module_name name, const ValidatedNode
   input_buffer_ = static_cast<std::uint64_t>(b.quantity("input"));
   weight_buffer_ = static_cast<std::uint64_t>(b.quantity("weight"));
   prefetch_ = static_cast<int>(params().integer("prefetch"));
+  pipeline_ = params().flag("pipeline");
 
   dma_ = build_part<DmaEngine>("dma");
+  aggregation_.access_bytes = static_cast<std::uint64_t>(params().quantity("access_block"));
   memory_component_ = build_child("memory");
   memory_ = dynamic_cast<MemoryTarget*>(memory_component_.get());
   bind_at(ctx, dma_->initiator_socket(), memory_->target_socket(), dma_->basename());
@@ -127,16 +172,17 @@ GnnAccelerator::GnnAccelerator(sc_core::sc_module_name name, const ValidatedNode
   const TechTable& t = tech();
   const std::string cf = c.string("format"), af = a.string("format");
   element_bytes_ = find_number_format(cf)->bits_per_element() / 8;
-  const UnitCost mac = t.mac(cf), lane = t.mac(af);
+  const bool shared = a.flag("shared");
+  const UnitCost mac = t.mac(cf), lane = shared ? mac : t.mac(af);
   mac_ = &energy_event("mac", mac.energy_j, fmt::format("combination multiply-accumulates ({}: {})", cf, t.mac_recipe(cf)));
-  lane_op_ = &energy_event("lane_op", lane.energy_j, fmt::format("aggregation lane operations ({})", af));
+  lane_op_ = &energy_event("lane_op", lane.energy_j, fmt::format("aggregation lane operations ({})", shared ? cf : af));
   const int width = static_cast<int>(b.integer("width")), banks = static_cast<int>(b.integer("banks"));
   double read_j = 0, write_j = 0, capacity = 0;
   for (const char* key : {"feature", "output", "input", "weight"}) {
     const double bytes = b.quantity(key);
     if (bytes <= 0) continue;
     const SramCost sram = t.sram(bytes, width, banks, b.where(key), cfg.path + ".buffers." + key);
-    add_area(std::string("buffer.") + key, sram.area_mm2, sram.leakage_w);
+    add_area(std::string("buffer_") + key, sram.area_mm2, sram.leakage_w);
     read_j = std::max(read_j, sram.read_j);  // the largest buffer's access prices every access
     write_j = std::max(write_j, sram.write_j);
     capacity += bytes;
@@ -145,8 +191,9 @@ GnnAccelerator::GnnAccelerator(sc_core::sc_module_name name, const ValidatedNode
   buffer_write_ = &energy_event("buffer_write", write_j / (width / 8.0), "bytes written into the on-chip buffers");
   add_area("combination", static_cast<double>(combination_.peak_macs()) * mac.area_mm2,
            t.with_leakage(mac).leakage_w * static_cast<double>(combination_.peak_macs()));
-  add_area("aggregation", static_cast<double>(aggregation_.lanes) * lane.area_mm2,
-           t.with_leakage(lane).leakage_w * static_cast<double>(aggregation_.lanes));
+  if (!shared)
+    add_area("aggregation", static_cast<double>(aggregation_.lanes) * lane.area_mm2,
+             t.with_leakage(lane).leakage_w * static_cast<double>(aggregation_.lanes));
 
   scalar("peak_macs", "MAC/cycle", "the combination engine's multiply-accumulators")
       .set(static_cast<double>(combination_.peak_macs()));
@@ -171,6 +218,11 @@ void GnnAccelerator::load_graph(std::shared_ptr<const OpGraph> graph) {
     else if (op.kind == OpKind::SpMM || op.kind == OpKind::Gemm) t.engine = Engine::Combination;
     else if (op.kind == OpKind::Relu || op.kind == OpKind::Add || op.kind == OpKind::Mul)
       t.vector_elements = static_cast<std::uint64_t>(output_elements(op, 0));
+    else if (op.kind == OpKind::Scatter && graph_->tensor(op.inputs.at(0)).format == "index")
+      // The input features are stored in DRAM in the layout the design reads (dense rows to
+      // aggregate first, BEICSR), prepared with the graph: the workload's densifying copy of
+      // its CSR features costs nothing here.
+      t.engine = Engine::Vector;
     else if (op.kind == OpKind::Scatter || op.kind == OpKind::Gather || op.kind == OpKind::Copy)
       t.engine = Engine::Move;
     else
@@ -180,6 +232,17 @@ void GnnAccelerator::load_graph(std::shared_ptr<const OpGraph> graph) {
                                    op.name, op_kind_name(op.kind)));
     tasks_.push_back(t);
   }
+  // Pipelined pairs: an outer-product or sliding-window aggregation whose output only the next
+  // operator, a combination, reads.
+  if (pipeline_ && aggregation_.style != AggregationStyle::RowWise)
+    for (std::size_t i = 0; i + 1 < tasks_.size(); ++i) {
+      if (tasks_[i].engine != Engine::Aggregation || tasks_[i + 1].engine != Engine::Combination) continue;
+      const TensorId out = graph_->op(tasks_[i].op).outputs.at(0);
+      std::size_t readers = 0;
+      for (const OpId id : graph_->topological_order())
+        for (const TensorId in : graph_->op(id).inputs) readers += in == out ? 1 : 0;
+      tasks_[i].feeds_next = readers == 1 && graph_->op(tasks_[i + 1].op).inputs.at(0) == out;
+    }
   if (context().analytic()) return;
   sc_core::sc_spawn([this] { run_graph(); }, "graph_runner");
 }
@@ -189,14 +252,17 @@ std::optional<double> GnnAccelerator::graph_progress() const {
   return static_cast<double>(done_) / static_cast<double>(tasks_.size());
 }
 
-std::unique_ptr<GnnSchedule> GnnAccelerator::schedule(const Task& t) const {
+std::unique_ptr<GnnSchedule> GnnAccelerator::schedule(const Task& t, std::int64_t fed_rows) const {
   const Operator& op = graph_->op(t.op);
-  if (t.engine == Engine::Aggregation) return std::make_unique<AggregationSchedule>(*graph_, op, aggregation_);
+  if (t.engine == Engine::Aggregation)
+    return std::make_unique<AggregationSchedule>(*graph_, op, aggregation_, GnnAddressMap{}, t.feeds_next);
   if (t.engine == Engine::Move) return std::make_unique<MoveSchedule>(*graph_, op, input_buffer_ / 2);
-  return std::make_unique<CombinationSchedule>(*graph_, op, combination_, input_buffer_, weight_buffer_);
+  return std::make_unique<CombinationSchedule>(*graph_, op, combination_, aggregation_.format, input_buffer_,
+                                               weight_buffer_, GnnAddressMap{}, fed_rows);
 }
 
-void GnnAccelerator::run_steps(GnnSchedule& schedule) {
+void GnnAccelerator::run_steps(GnnSchedule& schedule, const std::function<void(std::size_t)>& gate,
+                               const std::function<void(const GnnStep&)>& after) {
   struct Pending {
     GnnStep step;
     std::size_t left = 0;
@@ -220,10 +286,12 @@ void GnnAccelerator::run_steps(GnnSchedule& schedule) {
     }
   };
   refill();
-  while (!window.empty()) {
+  for (std::size_t k = 0; !window.empty(); ++k) {
     const std::shared_ptr<Pending> p = window.front();
     if (p->left > 0) sc_core::wait(p->ready);
+    if (gate) gate(k);
     if (p->step.compute_cycles > 0) sc_core::wait(clock().period() * static_cast<double>(p->step.compute_cycles));
+    if (after) after(p->step);
     for (const DmaDescriptor& d : p->step.writes) dma_->submit(d, [] {});
     window.pop_front();
     refill();
@@ -238,21 +306,13 @@ void GnnAccelerator::finish_task(std::size_t i, double start, double end, const 
                        : task.engine == Engine::Combination ? "combination"
                        : task.engine == Engine::Move        ? "move"
                                                             : "vector";
-  std::uint64_t accesses = 0;
   scalar(base + "latency", "s", "the operator's time").set(end - start);
   scalar(base + "engine", "", fmt::format("0 aggregation, 1 combination, 2 vector, 3 move: {}", engine))
       .set(static_cast<double>(task.engine));
   scalar(base + "compute_cycles", "cycles", "its engine's busy cycles").set(static_cast<double>(t.compute_cycles));
   scalar(base + "dram_bytes", "B", "bytes it read and wrote in DRAM").set(static_cast<double>(t.read_bytes + t.write_bytes));
-  if (task.engine != Engine::Vector) {
-    std::unique_ptr<GnnSchedule> sched = schedule(task);
-    GnnStep s;
-    while (sched->next(s)) {
-      for (const auto& d : s.reads) accesses += dma_->requests_of(d);
-      for (const auto& d : s.writes) accesses += dma_->requests_of(d);
-    }
-  }
-  scalar(base + "dram_accesses", "requests", "its burst-sized DRAM requests").set(static_cast<double>(accesses));
+  scalar(base + "dram_accesses", "accesses", "the access_block-sized DRAM blocks it read and wrote")
+      .set(static_cast<double>(t.accesses));
   // Energy: a MAC per product on the engine that ran it; buffers written with what came from
   // DRAM and read once per MAC operand.
   const auto products = static_cast<std::uint64_t>(task.flops / 2);
@@ -263,14 +323,45 @@ void GnnAccelerator::finish_task(std::size_t i, double start, double end, const 
   buffer_read_->add(static_cast<std::uint64_t>(static_cast<double>(products) * element_bytes_));
   flops_ += task.flops;
   dram_bytes_ += t.read_bytes + t.write_bytes;
-  dram_accesses_ += accesses;
+  dram_accesses_ += t.accesses;
   latency_s_ = end;
   ++done_;
+}
+
+double GnnAccelerator::run_pipeline(GnnSchedule& aggregation, GnnSchedule& combination) {
+  std::size_t tiles_done = 0;
+  bool combined = false;
+  sc_core::sc_event tile_done, combination_done;
+  sc_core::sc_spawn([&] {
+    run_steps(combination, [&](std::size_t k) {
+      while (tiles_done <= k) sc_core::wait(tile_done);
+    });
+    combined = true;
+    combination_done.notify(sc_core::SC_ZERO_TIME);
+  });
+  run_steps(aggregation, {}, [&](const GnnStep& s) {
+    if (!s.ends_tile) return;
+    ++tiles_done;
+    tile_done.notify(sc_core::SC_ZERO_TIME);
+  });
+  const double end = sc_core::sc_time_stamp().to_seconds();
+  if (!combined) sc_core::wait(combination_done);
+  return end;
 }
 
 void GnnAccelerator::run_graph() {
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
     const double start = sc_core::sc_time_stamp().to_seconds();
+    if (tasks_[i].feeds_next) {
+      const Operator& op = graph_->op(tasks_[i].op);
+      AggregationSchedule aggregation(*graph_, op, aggregation_, GnnAddressMap{}, true);
+      std::unique_ptr<GnnSchedule> combination = schedule(tasks_[i + 1], aggregation.tile_rows());
+      const double aggregated = run_pipeline(aggregation, *combination);
+      finish_task(i, start, aggregated, aggregation.totals(aggregation_.access_bytes));
+      finish_task(i + 1, start, sc_core::sc_time_stamp().to_seconds(), combination->totals(aggregation_.access_bytes));
+      ++i;
+      continue;
+    }
     GnnTotals totals;
     if (tasks_[i].engine == Engine::Vector) {
       totals.compute_cycles = ceil_div(tasks_[i].vector_elements, static_cast<std::uint64_t>(aggregation_.lanes));
@@ -278,7 +369,7 @@ void GnnAccelerator::run_graph() {
     } else {
       std::unique_ptr<GnnSchedule> s = schedule(tasks_[i]);
       run_steps(*s);
-      totals = s->totals();
+      totals = s->totals(aggregation_.access_bytes);
     }
     finish_task(i, start, sc_core::sc_time_stamp().to_seconds(), totals);
   }
@@ -293,16 +384,26 @@ double GnnAccelerator::evaluate_analytic() {
   if (analytic)
     bandwidth = std::min(bandwidth, static_cast<double>(dma_->max_outstanding() * dma_->burst()) /
                                         std::max(1e-12, analytic->unloaded_latency(false)));
+  std::int64_t fed_rows = 0;
+  const double latency = analytic ? analytic->unloaded_latency(false) : 0;
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
     const Task& task = tasks_[i];
     GnnTotals totals;
     if (task.engine == Engine::Vector) {
       totals.compute_cycles = ceil_div(task.vector_elements, static_cast<std::uint64_t>(aggregation_.lanes));
+    } else if (task.feeds_next) {
+      // A pipelined pair: taken one after the other here, an upper bound on the overlap's time.
+      AggregationSchedule a(*graph_, graph_->op(task.op), aggregation_, GnnAddressMap{}, true);
+      totals = a.totals(aggregation_.access_bytes);
+      fed_rows = a.tile_rows();
     } else {
-      totals = schedule(task)->totals();
+      totals = schedule(task, fed_rows)->totals(aggregation_.access_bytes);
+      fed_rows = 0;
     }
     const double compute = static_cast<double>(totals.compute_cycles) * clock().period().to_seconds();
-    const double memory = static_cast<double>(totals.read_bytes + totals.write_bytes) / bandwidth;
+    // At most `prefetch` steps' reads are in flight: a step's reads take a memory latency.
+    const double memory = std::max(static_cast<double>(totals.read_bytes + totals.write_bytes) / bandwidth,
+                                   static_cast<double>(totals.steps) * latency / prefetch_);
     const double start = now;
     now += std::max(compute, memory);
     if (analytic && totals.read_bytes + totals.write_bytes > 0) {
@@ -329,8 +430,8 @@ void GnnAccelerator::finalize(const sc_core::sc_time&) {
   scalar("dram_bytes", "B",
          "bytes the engines read and wrote in DRAM (the DRAM moves whole bursts: its own bytes_read and bytes_written)")
       .set(static_cast<double>(dram_bytes_));
-  scalar("dram_accesses", "requests",
-         "DRAM requests, each inside one dma.burst-aligned block (64 B in the presets, as these papers count accesses)")
+  scalar("dram_accesses", "accesses",
+         "DRAM accesses: the access_block-aligned blocks (64 B, as these papers count them) the engines read and wrote")
       .set(static_cast<double>(dram_accesses_));
 }
 

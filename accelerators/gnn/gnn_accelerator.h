@@ -5,12 +5,16 @@
 // engine in front of the memory (the DRAM model, HBM presets at the papers' bandwidths). It runs
 // operator graphs (the `gnn` workload's GCN, GraphSAGE, GIN): each layer's aggregation SpMM on
 // the aggregation engine, its combination (Gemm, or SpMM with a sparse X) on the combination
-// engine, element-wise operators (ReLU) on the aggregation lanes; operators one after another.
+// engine, element-wise operators (ReLU) on the aggregation lanes; operators one after another,
+// except that with `pipeline` (HyGCN) an aggregation hands its finished tiles to the combination
+// that consumes them, which computes them on chip while the aggregation goes on. The input
+// features are in DRAM in the layout the design reads (the workload's densifying copy is free).
 // Within an operator the engine computes a step while the DMA fetches the next steps' rows.
 //
 // Results: per operator `<gnn>.ops.<name>.{latency,engine,compute_cycles,dram_bytes,dram_accesses}`;
-// summary.json latency_s, flops, dram_bytes, dram_accesses (the DMA's burst-sized requests,
-// as these papers count DRAM accesses). Energy: MACs and lane operations from the tech table,
+// summary.json latency_s, flops, dram_bytes, dram_accesses (the 64 B blocks, `access_block`,
+// the engines read and wrote, as these papers count DRAM accesses; the DMA issues its own
+// `burst`-sized requests, one a cycle). Energy: MACs and lane operations from the tech table,
 // buffer accesses as SRAM reads and writes of their size, the DRAM's own; area: the MACs, lanes
 // and buffers. Keys are documented in spec().
 //
@@ -18,6 +22,7 @@
 // at the memory's sustained bandwidth (or what the DMA's requests in flight carry, if less).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -48,11 +53,18 @@ class GnnAccelerator : public Component, public GraphTarget, public AnalyticMode
     Engine engine = Engine::Vector;
     double flops = 0;
     std::uint64_t vector_elements = 0;  // Vector
+    bool feeds_next = false;            // an aggregation whose tiles go straight to the next task (pipeline)
   };
-  std::unique_ptr<GnnSchedule> schedule(const Task& t) const;
+  // `fed_rows`: a combination fed on chip by the previous aggregation's tiles of that many rows.
+  std::unique_ptr<GnnSchedule> schedule(const Task& t, std::int64_t fed_rows = 0) const;
   void run_graph();
   // Runs `s` cycle by cycle: steps computed in order, the next `prefetch` steps' reads in flight.
-  void run_steps(GnnSchedule& s);
+  // `gate(k)` (when given) returns once step k may compute; `after(step)` runs when it has.
+  void run_steps(GnnSchedule& s, const std::function<void(std::size_t)>& gate = {},
+                 const std::function<void(const GnnStep&)>& after = {});
+  // HyGCN's pipeline: the combination computes each tile the aggregation finishes while the
+  // aggregation goes on with the next. Returns the aggregation's end (s).
+  double run_pipeline(GnnSchedule& aggregation, GnnSchedule& combination);
   // Sets the operator's statistics and counts its arithmetic and buffer events: a MAC per
   // product (flops / 2), a buffer write per byte fetched and a buffer read per operand element
   // the engines consume (one per MAC).
@@ -62,6 +74,7 @@ class GnnAccelerator : public Component, public GraphTarget, public AnalyticMode
   CombinationEngineSpec combination_;
   std::uint64_t input_buffer_ = 0, weight_buffer_ = 0;
   int prefetch_ = 8;
+  bool pipeline_ = false;
   std::unique_ptr<Component> memory_component_;
   MemoryTarget* memory_ = nullptr;
   std::unique_ptr<class DmaEngine> dma_;

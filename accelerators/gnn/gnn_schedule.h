@@ -5,17 +5,30 @@
 //
 // Aggregation (SpMM with the graph's adjacency, O = A·B):
 //   row_wise       destination rows in order (HyGCN's SIMD cores, GROW's Gustavson rows): each
-//                  neighbour's row of B comes from the feature buffer, an LRU cache of B's rows
-//                  (GROW's high-degree-node cache), or from DRAM; `lanes` elements a cycle
+//                  neighbour's row of B comes from the feature buffer or from DRAM; `lanes`
+//                  elements a cycle. The feature buffer is an LRU cache of B's rows, or (GROW)
+//                  a cache of high-degree nodes: the graph in clusters of `cluster_rows` rows of a
+//                  breadth-first order (a stand-in for GROW's METIS partitions), each cluster's
+//                  highest-degree nodes loaded when the cluster starts and every other neighbour
+//                  read from DRAM
 //   outer_product  (GCNAX, MEGA) destination rows in tiles that fit the output buffer; per tile
-//                  every source node with an edge into it, in order: its row of B (through the
-//                  feature buffer) times its column of A, accumulated into the tile
+//                  every source node with an edge into the tile, in order: its row of B (through
+//                  the feature buffer) times its column of A, accumulated into the tile. With
+//                  Condense-Edge (MEGA) the tile's edges are stored contiguously by an offline
+//                  pass over the static graph and the tile's source rows are read as one
+//                  ascending stream, so neighbouring rows share their DRAM bursts
+//   sliding_window (HyGCN) destination intervals that fit the output (aggregation) buffer; the
+//                  source window slides over the sources in ascending order and shrinks past
+//                  those without an edge into the interval, so each needed row of B is fetched
+//                  once per interval: outer_product's traffic and products, on SIMD cores
 // The edge reader fetches each step's edges (column ids, values, offsets: the adjacency tensor's
-// bytes per nonzero) from DRAM.
+// bytes per nonzero) from DRAM. B's rows are laid out in the engine's feature format
+// (models/gnn/feature_formats.h); a sparse B in BEICSR (SGCN) is read and accumulated by its
+// nonzeros only.
 //
-// Combination (X·W, X dense or sparse): X in row tiles that fit the input buffer, W once when
-// it fits the weight buffer (else again per tile), outputs written per tile; cycles from
-// models/gnn/combination_timing.h.
+// Combination (X·W, X dense or sparse): X in row tiles that fit the input buffer (its rows in the
+// feature format), W once when it fits the weight buffer (else again per tile), outputs written
+// per tile; cycles from models/gnn/combination_timing.h.
 #pragma once
 
 #include <cstdint>
@@ -25,17 +38,25 @@
 
 #include "models/dma/dma_engine.h"
 #include "models/gnn/combination_timing.h"
+#include "models/gnn/feature_formats.h"
 #include "workloads/opgraph/op_graph.h"
 
 namespace strata {
 
-enum class AggregationStyle { RowWise, OuterProduct };
+// SlidingWindow walks the graph as OuterProduct does (the same rows fetched, the same products).
+enum class AggregationStyle { RowWise, OuterProduct, SlidingWindow };
+enum class FeatureCache { Lru, HighDegree };
 
 struct AggregationEngineSpec {
   AggregationStyle style = AggregationStyle::RowWise;
   std::int64_t lanes = 16;                 // feature elements accumulated a cycle, all cores together
-  std::uint64_t feature_buffer_bytes = 0;  // rows of B kept on chip (an LRU cache of rows)
+  std::uint64_t feature_buffer_bytes = 0;  // rows of B kept on chip
   std::uint64_t output_buffer_bytes = 0;   // outer product: the destination tile's partial rows
+  FeatureCache cache = FeatureCache::Lru;  // row_wise: what the feature buffer keeps
+  std::int64_t cluster_rows = 0;           // high_degree: rows per cluster; 0: the whole graph one cluster
+  bool condense_edges = false;             // outer product: MEGA's Condense-Edge
+  FeatureFormat format = FeatureFormat::Plain;
+  std::uint64_t access_bytes = 64;  // a DRAM access: the block contiguous streams share
 };
 
 // Where the engines' operands live in DRAM: each tensor of the graph at its own base address.
@@ -47,20 +68,25 @@ struct GnnStep {
   std::vector<DmaDescriptor> reads;
   std::uint64_t compute_cycles = 0;
   std::vector<DmaDescriptor> writes;
+  bool ends_tile = false;  // the last step of an output tile (outer product, sliding window)
 };
 
 struct GnnTotals {
   std::uint64_t steps = 0, read_bytes = 0, write_bytes = 0, compute_cycles = 0;
-  std::uint64_t reads = 0, writes = 0;  // descriptors
+  std::uint64_t accesses = 0;  // access_bytes-aligned blocks the reads and writes touch
 };
 
-// A step generator: next() fills the next step, false at the end; totals() walks a copy.
+// The access_bytes-aligned blocks `d` touches: a DRAM access each, as these papers count them.
+std::uint64_t blocks_touched(const DmaDescriptor& d, std::uint64_t access_bytes);
+
+// A step generator: next() fills the next step, false at the end; totals() walks a copy,
+// counting accesses of `access_bytes` when given.
 class GnnSchedule {
  public:
   virtual ~GnnSchedule() = default;
   virtual bool next(GnnStep& s) = 0;
   virtual void rewind() = 0;
-  GnnTotals totals();
+  GnnTotals totals(std::uint64_t access_bytes = 0);
 };
 
 // An LRU cache of feature rows by node id.
@@ -79,28 +105,47 @@ class RowCache {
 class AggregationSchedule : public GnnSchedule {
  public:
   // `op` an SpMM whose first input has the graph's structure; B its second input, O its output.
-  AggregationSchedule(const OpGraph& graph, const Operator& op, const AggregationEngineSpec& e, GnnAddressMap map = {});
+  // `keep_output`: the finished tiles stay on chip for the next engine (HyGCN's pipeline): no
+  // write-back (outer product and sliding window only).
+  AggregationSchedule(const OpGraph& graph, const Operator& op, const AggregationEngineSpec& e, GnnAddressMap map = {},
+                      bool keep_output = false);
+  std::int64_t tile_rows() const { return tile_rows_; }  // destination rows of an output tile
   bool next(GnnStep& s) override;
   void rewind() override;
 
  private:
-  void neighbours(std::int64_t v, std::vector<std::int32_t>& out) const;  // A's row v, diagonal included
+  std::int64_t values(std::int32_t u) const;  // B's stored values in row u (its nonzeros when sparse)
+  std::uint64_t row_bytes(std::int32_t u) const;
   void fetch_row(std::int32_t u, GnnStep& s);
+  void start_cluster(GnnStep& s);  // high_degree: loads the cluster's nodes into the feature buffer
+  // Reads `bytes` more of a contiguous stream at `base` that has `end` bytes read so far: only the
+  // bursts not fetched yet.
+  void stream(std::uint64_t base, std::uint64_t& end, std::uint64_t bytes, GnnStep& s) const;
 
   const SparseStructure& a_;
   AggregationEngineSpec e_;
   std::int64_t width_;
-  double element_bytes_;
-  std::uint64_t row_bytes_;
+  double value_bits_;  // B's bits per stored value
+  bool sparse_b_;      // B in BEICSR with b_nnz nonzeros
+  std::int64_t b_nnz_;
+  std::uint64_t slot_bytes_;  // the stride of B's rows in DRAM
+  std::uint64_t out_row_bytes_;
   std::uint64_t b_base_, o_base_, a_base_;
-  double edge_bytes_;               // the adjacency's bytes per nonzero (offsets, ids, values)
-  std::uint64_t edges_read_ = 0;
+  double edge_bytes_;  // the adjacency's bytes per nonzero (offsets, ids, values)
   std::int64_t tile_rows_;
+  bool keep_output_;
   RowCache cache_;
   std::vector<std::int32_t> scratch_;
-  // Outer product: A's columns (CSC), built once.
+  // Row-wise: the rows' order (empty: 0..n-1), each row's first edge, the pinned high-degree nodes.
+  std::vector<std::int32_t> order_;
+  std::vector<std::int64_t> edge_ptr_;
+  std::vector<std::int32_t> degree_;
+  std::vector<char> pinned_;
+  std::vector<std::int32_t> pinned_list_;
+  // Outer product: A's columns (CSC), built once; the Condense-Edge streams' positions.
   std::vector<std::int64_t> col_ptr_;
   std::vector<std::int32_t> col_rows_;
+  std::uint64_t edge_stream_ = 0, row_stream_ = 0;
   std::int64_t row_ = 0, tile_ = 0;
   std::int32_t source_ = 0;
 };
@@ -108,16 +153,20 @@ class AggregationSchedule : public GnnSchedule {
 class CombinationSchedule : public GnnSchedule {
  public:
   // `op` a Gemm (X[m,k]·W[n,k]^T) or an SpMM with a sparse X (nnz nonzeros).
-  CombinationSchedule(const OpGraph& graph, const Operator& op, const CombinationEngineSpec& e,
-                      std::uint64_t input_buffer_bytes, std::uint64_t weight_buffer_bytes, GnnAddressMap map = {});
+  // `fed_rows` > 0: X arrives on chip from the aggregation engine in tiles of that many rows
+  // (HyGCN's pipeline), so X is not read and the tiles are those rows.
+  CombinationSchedule(const OpGraph& graph, const Operator& op, const CombinationEngineSpec& e, FeatureFormat format,
+                      std::uint64_t input_buffer_bytes, std::uint64_t weight_buffer_bytes, GnnAddressMap map = {},
+                      std::int64_t fed_rows = 0);
   bool next(GnnStep& s) override;
   void rewind() override { tile_ = 0; }
 
  private:
   CombinationEngineSpec e_;
   std::int64_t m_, n_, k_, nnz_;
-  double x_bytes_, w_bytes_, o_bytes_;  // per element
+  double x_bytes_, w_bytes_, o_bytes_;  // per element (X's per stored value, in the feature format)
   bool sparse_x_;
+  bool fed_;
   int operand_bits_;
   std::int64_t tile_rows_, tiles_;
   bool weights_fit_;

@@ -183,9 +183,14 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& ov
   if (!s.experiment.is_map()) config_fail(s.experiment, "", "a sweep file must hold a mapping (an experiment with a sweep: section)");
   const ConfigNode* found = s.experiment.find("sweep");
   if (!found) throw InputError(SourceLoc{path}, "sweep", "missing: a sweep file needs a sweep: section with axes");
-  const ConfigNode sweep = *found;
+  ConfigNode sweep = *found;
   s.experiment.erase("sweep");
-  for (const auto& o : overrides) apply_override(s.experiment, o);
+  // `sweep.<key>=...` overrides the sweep section itself (a smoke run's constraints, a method).
+  const std::string own = "sweep.";
+  for (const auto& o : overrides) {
+    if (o.compare(0, own.size(), own) == 0) apply_override(sweep, o.substr(own.size()));
+    else apply_override(s.experiment, o);
+  }
   if (!sweep.is_map()) config_fail(sweep, "sweep", "expected a mapping (axes, method, objectives, ...)");
   const ConfigNode* name = s.experiment.find("name");
   s.name = name && name->is_scalar() ? name->value() : std::filesystem::path(path).stem().string();

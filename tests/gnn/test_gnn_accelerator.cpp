@@ -6,6 +6,7 @@
 
 #include "accelerators/gnn/gnn_schedule.h"
 #include "models/gnn/combination_timing.h"
+#include "models/gnn/feature_formats.h"
 #include "models/systolic/systolic_timing.h"
 #include "test_util.h"
 
@@ -52,7 +53,7 @@ std::uint64_t rows_fetched(GnnSchedule& s, std::uint64_t row_bytes) {
 
 // Row-wise with a two-row LRU feature buffer: row 0 misses 0 and 1; row 1 hits 0 and 1 and
 // misses 2 (evicting 0); row 2 hits 1 and 2 and misses 3 (evicting 1); row 3 hits both: 4 rows
-// fetched. 10 edges x ceil(16 / 8 lanes) = 20 cycles; 4 output rows written.
+// fetched. 10 edges x 16 products on 8 lanes = 20 cycles; 4 output rows written.
 TEST(GnnSchedule, RowWiseAggregationOnAPathGraphByHand) {
   PathGraph p;
   AggregationEngineSpec e;
@@ -70,7 +71,7 @@ TEST(GnnSchedule, RowWiseAggregationOnAPathGraphByHand) {
 
 // Outer product with a two-row output tile and no feature buffer: tile {0,1} takes sources 0
 // (2 edges into it), 1 (2) and 2 (1); tile {2,3} sources 1 (1), 2 (2) and 3 (2): 6 rows
-// fetched, 10 edges x 2 = 20 cycles, each tile written once.
+// fetched, 10 edges x 16 products on 8 lanes = 20 cycles, each tile written once.
 TEST(GnnSchedule, OuterProductAggregationOnAPathGraphByHand) {
   PathGraph p;
   AggregationEngineSpec e;
@@ -88,6 +89,88 @@ TEST(GnnSchedule, OuterProductAggregationOnAPathGraphByHand) {
   e.feature_buffer_bytes = 4 * 64;
   AggregationSchedule cached(p.g, p.op, e);
   EXPECT_EQ(rows_fetched(cached, 64), 4u);
+}
+
+std::size_t read_descriptors(GnnSchedule& s) {
+  std::size_t n = 0;
+  GnnStep step;
+  s.rewind();
+  while (s.next(step)) n += step.reads.size();
+  s.rewind();
+  return n;
+}
+
+// GROW's high-degree cache, 2 rows, one cluster: nodes 1 and 2 (3 nonzeros each in A + I) are
+// loaded first; then row 0 reads 0, row 1 reads 0, row 2 reads 3, row 3 reads 3: 6 rows. In
+// clusters of 2 rows (breadth-first from 0: 0, 1, 2, 3) with a 1-row cache: cluster {0, 1}
+// loads 1 and reads 0, 0, 2; cluster {2, 3} loads 2 and reads 1, 3, 3: 8 rows.
+TEST(GnnSchedule, HighDegreeCacheOnAPathGraphByHand) {
+  PathGraph p;
+  AggregationEngineSpec e;
+  e.style = AggregationStyle::RowWise;
+  e.lanes = 8;
+  e.cache = FeatureCache::HighDegree;
+  e.feature_buffer_bytes = 2 * 64;
+  AggregationSchedule whole(p.g, p.op, e);
+  EXPECT_EQ(rows_fetched(whole, 64), 6u);
+  EXPECT_EQ(whole.totals().compute_cycles, 20u);
+  e.cluster_rows = 2;
+  e.feature_buffer_bytes = 64;
+  AggregationSchedule clustered(p.g, p.op, e);
+  EXPECT_EQ(rows_fetched(clustered, 64), 8u);
+  EXPECT_EQ(clustered.totals().write_bytes, 4u * 64);
+}
+
+// Condense-Edge: the 10 edges (8 B each) become one 80 B stream, read as 2 bursts of 64 B
+// instead of 6 scattered reads, and the 6 source rows one ascending stream of 64 B bursts.
+TEST(GnnSchedule, CondenseEdgeStreamsTheTilesEdgesAndRows) {
+  PathGraph p;
+  AggregationEngineSpec e;
+  e.style = AggregationStyle::OuterProduct;
+  e.lanes = 8;
+  e.output_buffer_bytes = 2 * 64;
+  AggregationSchedule scattered(p.g, p.op, e);
+  EXPECT_EQ(read_descriptors(scattered), 12u);
+  e.condense_edges = true;
+  e.access_bytes = 64;
+  AggregationSchedule condensed(p.g, p.op, e);
+  EXPECT_EQ(read_descriptors(condensed), 8u);
+  const GnnTotals t = condensed.totals();
+  EXPECT_EQ(t.read_bytes, 2u * 64 + 6 * 64);
+  EXPECT_EQ(t.compute_cycles, 20u);
+}
+
+// SGCN's BEICSR: B at density 1/8 (8 of 64 values) holds 2 nonzeros a row: a 2 B bitmap and
+// 8 B of values, 10 B a row; the 8 lanes take a destination row's 4 or 6 products in a cycle:
+// 4 rows, 4 cycles.
+TEST(GnnSchedule, BeicsrAggregationReadsAndAddsNonzerosOnly) {
+  PathGraph p;
+  p.op.dims["b_nnz"] = 8;
+  AggregationEngineSpec e;
+  e.style = AggregationStyle::RowWise;
+  e.lanes = 8;
+  e.format = FeatureFormat::Beicsr;
+  AggregationSchedule s(p.g, p.op, e);
+  EXPECT_EQ(rows_fetched(s, 10), 10u);
+  const GnnTotals t = s.totals();
+  EXPECT_EQ(t.compute_cycles, 4u);
+  EXPECT_EQ(t.read_bytes, 10u * 10 + 10 * 8);
+}
+
+// MEGA's Adaptive-Package, packed by hand: a package is 64, 128 or 192 bits with a 5-bit header
+// and whole values (59, 123 or 187 payload bits).
+TEST(FeatureFormats, AdaptivePackagesPackedByHand) {
+  EXPECT_EQ(adaptive_package_bits(0, 4), 0u);
+  EXPECT_EQ(adaptive_package_bits(5, 1), 64u);     // 5 bits fit the smallest package
+  EXPECT_EQ(adaptive_package_bits(14, 4), 64u);    // 56 bits of 59
+  EXPECT_EQ(adaptive_package_bits(16, 4), 128u);   // 16 x 4 = 64 > 59: the 128-bit package
+  EXPECT_EQ(adaptive_package_bits(100, 8), 896u);  // 4 x 192 (23 values each), 8 left: 128
+  EXPECT_EQ(adaptive_package_bits(23, 8), 192u);
+  // A sparse row adds its bitmap: Cora's 1433-wide row with 18 nonzeros at 4 bits.
+  EXPECT_DOUBLE_EQ(feature_row_bytes(FeatureFormat::AdaptivePackage, 18, 4, 1433, true), 16 + 180);
+  EXPECT_DOUBLE_EQ(feature_row_bytes(FeatureFormat::AdaptivePackage, 16, 4, 16, false), 16);
+  EXPECT_DOUBLE_EQ(feature_row_bytes(FeatureFormat::Beicsr, 5, 32, 16, true), 2 + 20);
+  EXPECT_DOUBLE_EQ(feature_row_bytes(FeatureFormat::Plain, 16, 4, 16, false), 8);
 }
 
 TEST(GnnSchedule, CombinationCyclesFollowTheEngineStyles) {
@@ -128,13 +211,13 @@ TEST(GnnSchedule, CombinationTrafficIsExact) {
   op.outputs = {y};
   const Operator& o = g.op(g.add_op(op));
   CombinationEngineSpec e;
-  CombinationSchedule fits(g, o, e, 32 * 320, 4096);
+  CombinationSchedule fits(g, o, e, FeatureFormat::Plain, 32 * 320, 4096);
   GnnTotals t = fits.totals();
   EXPECT_EQ(t.steps, 4u);
   EXPECT_EQ(t.read_bytes, 4096u + 100 * 256);
   EXPECT_EQ(t.write_bytes, 100u * 64);
   EXPECT_EQ(t.compute_cycles, 100u * 64);  // 6,400 x 16 products on 16 MACs
-  CombinationSchedule streams(g, o, e, 32 * 320, 1024);  // W does not fit: read per tile
+  CombinationSchedule streams(g, o, e, FeatureFormat::Plain, 32 * 320, 1024);  // W does not fit: read per tile
   EXPECT_EQ(streams.totals().read_bytes, 4u * 4096 + 100 * 256);
 }
 
@@ -149,7 +232,7 @@ nlohmann::json run_summary(const std::string& experiment, const std::string& set
 // moves the bytes the engines' schedules fetch and write, in whole 32 B bursts: at least those
 // bytes, and less than one extra 64 B block a request.
 TEST(GnnRuns, PaperExamplesReportLatencyEnergyAreaAndDramAccesses) {
-  for (const char* name : {"gcnax", "hygcn", "mega"}) {
+  for (const char* name : {"gcnax", "hygcn", "mega", "hygcn-gcnax-study"}) {
     TempDir dir;
     const auto s = run_summary(std::string("configs/experiments/gnn-") + name + "-cora.yaml", "", dir);
     for (const char* key : {"latency_s", "energy_j", "area_mm2", "dram_bytes", "dram_accesses"}) {
@@ -167,15 +250,16 @@ TEST(GnnRuns, PaperExamplesReportLatencyEnergyAreaAndDramAccesses) {
 // Every preset, both product orders, on a small power-law graph: the whole component path
 // (engines, DMA, DRAM) in a second, and the analytic fidelity within a factor of the cycle run.
 TEST(GnnRuns, EveryPresetRunsBothOrdersOnASmallGraph) {
-  for (const char* name : {"gcnax", "hygcn", "mega"})
+  for (const char* name : {"gcnax", "hygcn", "grow", "sgcn", "mega"})
     for (const char* order : {"combine_first", "aggregate_first"}) {
       TempDir dir;
-      const std::string exp = dir.write(
-          "small.yaml", std::string("name: small\nseed: 1\nhardware:\n  extends: ") +
-                            source_path(std::string("configs/hardware/gnn/") + name + ".yaml") +
-                            "\nworkload:\n  kind: gnn\n  model: gcn\n  layer_dims: [64, 16, 8]\n  order: [" + order +
-                            "]\n  graph: {source: power_law, nodes: 500, avg_degree: 4}\n"
-                            "  quant: {weights: fp32, activations: fp32}\n");
+      const std::string exp =
+          dir.write("small.yaml",
+                    std::string("name: small\nseed: 1\nhardware:\n  extends: ") +
+                        source_path(std::string("configs/hardware/gnn/") + name + ".yaml") +
+                        "\nworkload:\n  kind: gnn\n  model: gcn\n  layer_dims: [64, 16, 8]\n  order: [" + order +
+                        "]\n  feature_density: [0.5, 0.5]\n  graph: {source: power_law, nodes: 500, avg_degree: 4}\n"
+                        "  quant: {weights: fp32, activations: fp32}\n");
       const CommandResult r = run_strata("run -q '" + exp + "' -o '" + dir.file("c") + "'");
       ASSERT_EQ(r.code, 0) << r.err;
       const CommandResult a = run_strata("run -q '" + exp + "' --set sim.fidelity=analytic -o '" + dir.file("a") + "'");

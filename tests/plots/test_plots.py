@@ -359,8 +359,25 @@ class ScriptsTest(unittest.TestCase):
         self.check_outputs(p, os.path.join(self.tmp, "ln"))
         self.assertIn("reduce over hardware.core.engine.rows", p.stderr)
 
+    def test_normalized(self):
+        # Each design (array rows) over the rows=16 design at the same weights: latency as speed-up
+        # (16 / rows)^-0.5, energy (rows / 16)^0.3; the failed point (64 rows, int4) has no bar.
+        base = os.path.join(self.tmp, "norm")
+        p = run_script("normalized", self.sweep, "--baseline", f"{AXES[0]}=16", "--x", AXES[1],
+                       "--y", "latency_s,energy_j", "-o", base)
+        self.check_outputs(p, base)
+        with open(base + ".csv", newline="") as f:
+            table = {(r["column"], r["group"], r[AXES[0]]): float(r["normalized"]) for r in csv.DictReader(f)}
+        self.assertAlmostEqual(table[("latency_s", "int8", "32")], 2 ** 0.5, places=4)
+        self.assertAlmostEqual(table[("latency_s", "int4", "16")], 1.0, places=6)
+        self.assertAlmostEqual(table[("energy_j", "int8", "64")], 4 ** 0.3, places=4)
+        self.assertNotIn(("energy_j", "int4", "64"), table)
+        p = run_script("normalized", self.sweep, "--baseline", f"{AXES[0]}=12", "--x", AXES[1])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no value '12'", p.stderr)
+
     def test_help(self):
-        for kind in ("pareto", "breakdown", "roofline", "heatmap", "line"):
+        for kind in ("pareto", "breakdown", "roofline", "heatmap", "line", "normalized"):
             p = run_script(kind, "--help")
             self.assertEqual(p.returncode, 0, kind)
             self.assertIn("usage", p.stdout)

@@ -1,8 +1,10 @@
 // CsrGraph, the text loaders (edge list, LINQS .cites, Planetoid text, feature statistics) and the
-// binary CSR file; the shipped Cora dataset; and, when ../shared/datasets is present, Citeseer,
-// Pubmed and the independent copies of Cora's edges.
+// binary CSR file; the shipped Cora, Citeseer and Pubmed datasets; and, when ../shared/datasets is
+// present, the shared Citeseer and Pubmed, the independent copies of Cora's edges and the shipped
+// feature statistics recomputed from the full feature files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -364,6 +366,83 @@ TEST(Planetoid, ShippedCoraStaysSmall) {
   EXPECT_LT(total, 200u * 1000u);
 }
 
+TEST(Planetoid, ShippedCiteseer) {
+  const strata::GraphDataset citeseer =
+      strata::load_planetoid(strata::testing::source_path("configs/datasets/citeseer"), "citeseer");
+  const CsrGraph& g = citeseer.graph;
+  EXPECT_EQ(g.name(), "citeseer");
+  EXPECT_EQ(g.num_nodes(), 3327);
+  EXPECT_EQ(g.num_edges(), 9104);
+  EXPECT_EQ(g.max_degree(), 99);
+  EXPECT_NEAR(g.average_degree(), 2.74, 0.005);
+  EXPECT_EQ(g.self_loops(), 0);
+  EXPECT_TRUE(g.is_symmetric());
+  std::int64_t isolated = 0;
+  for (std::int64_t v = 0; v < g.num_nodes(); ++v) isolated += g.degree(v) == 0;
+  EXPECT_EQ(isolated, 48);
+  EXPECT_EQ(g.degree_histogram(kGnnBuckets), (std::vector<std::int64_t>{48, 1331, 1233, 547, 139, 25, 4}));
+  ASSERT_TRUE(citeseer.features);
+  EXPECT_EQ(citeseer.features->rows, 3327);
+  EXPECT_EQ(citeseer.features->columns, 3703);
+  EXPECT_EQ(citeseer.features->nnz, 105165);
+  EXPECT_NEAR(citeseer.features->density(), 0.0085, 0.00005);
+  EXPECT_EQ(*std::max_element(citeseer.features->row_nnz.begin(), citeseer.features->row_nnz.end()), 54);
+  // The 15 test-range gaps: no label and an empty feature row (they still have 1 or 2 citations).
+  EXPECT_EQ(citeseer.num_classes, 6);
+  ASSERT_EQ(citeseer.labels.size(), 3327u);
+  ASSERT_EQ(citeseer.features->row_nnz.size(), 3327u);
+  std::vector<int> counts(6, 0);
+  int unlabeled = 0;
+  for (size_t v = 0; v < citeseer.labels.size(); ++v) {
+    const std::int32_t c = citeseer.labels[v];
+    EXPECT_EQ(c == -1, citeseer.features->row_nnz[v] == 0) << "node " << v;
+    if (c == -1) {
+      ++unlabeled;
+      EXPECT_GE(g.degree(static_cast<std::int64_t>(v)), 1) << "node " << v;
+    } else {
+      ++counts.at(static_cast<size_t>(c));
+    }
+  }
+  EXPECT_EQ(unlabeled, 15);
+  EXPECT_EQ(counts, (std::vector<int>{249, 590, 668, 701, 596, 508}));
+}
+
+TEST(Planetoid, ShippedPubmed) {
+  const strata::GraphDataset pubmed =
+      strata::load_planetoid(strata::testing::source_path("configs/datasets/pubmed"), "pubmed");
+  const CsrGraph& g = pubmed.graph;
+  EXPECT_EQ(g.name(), "pubmed");
+  EXPECT_EQ(g.num_nodes(), 19717);
+  EXPECT_EQ(g.num_edges(), 88648);
+  EXPECT_EQ(g.max_degree(), 171);
+  EXPECT_NEAR(g.average_degree(), 4.50, 0.005);
+  EXPECT_EQ(g.self_loops(), 0);
+  EXPECT_TRUE(g.is_symmetric());
+  std::int64_t isolated = 0;
+  for (std::int64_t v = 0; v < g.num_nodes(); ++v) isolated += g.degree(v) == 0;
+  EXPECT_EQ(isolated, 0);
+  EXPECT_EQ(g.degree_histogram(kGnnBuckets), (std::vector<std::int64_t>{0, 9094, 4941, 2470, 1892, 1052, 268}));
+  // No feature statistics: the shared features are partial (experiments give feature_density: [0.1, ...]).
+  EXPECT_FALSE(pubmed.features);
+  EXPECT_EQ(pubmed.num_classes, 3);
+  std::vector<int> counts(3, 0);
+  for (const std::int32_t c : pubmed.labels) ++counts.at(static_cast<size_t>(c));  // every node labeled
+  EXPECT_EQ(counts, (std::vector<int>{4103, 7739, 7875}));
+}
+
+TEST(Planetoid, ShippedDatasetsStaySmall) {
+  // Cora and Citeseer ship feature statistics instead of features; Pubmed's edges and labels alone
+  // are ~630 kB.
+  for (const auto& [name, limit] :
+       std::vector<std::pair<std::string, std::uintmax_t>>{{"citeseer", 200u * 1000u}, {"pubmed", 700u * 1000u}}) {
+    SCOPED_TRACE(name);
+    std::uintmax_t total = 0;
+    for (const auto& f : std::filesystem::directory_iterator(strata::testing::source_path("configs/datasets/" + name)))
+      total += f.file_size();
+    EXPECT_LT(total, limit);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The shared datasets (skipped when ../shared/datasets is absent)
 
@@ -404,6 +483,26 @@ TEST(PlanetoidShared, CoraFeatureStatsMatchFullFeatures) {
   const auto ours = strata::load_planetoid(strata::testing::source_path("configs/datasets/cora"), "cora");
   EXPECT_TRUE(shared.graph.same_structure(ours.graph));
   EXPECT_EQ(shared.labels, ours.labels);
+}
+
+TEST(PlanetoidShared, CiteseerFeatureStatsMatchFullFeatures) {
+  SKIP_WITHOUT_SHARED();
+  const FeatureStats full =
+      strata::load_sparse_features(shared_datasets() + "/citeseer/planetoid_txt/citeseer.features.txt");
+  const FeatureStats shipped =
+      strata::load_feature_stats(strata::testing::source_path("configs/datasets/citeseer/citeseer.feature_stats.txt"));
+  EXPECT_EQ(full.rows, shipped.rows);
+  EXPECT_EQ(full.columns, shipped.columns);
+  EXPECT_EQ(full.nnz, shipped.nnz);
+  EXPECT_EQ(full.row_nnz, shipped.row_nnz);
+  // The shipped edges and labels are the shared ones, for Citeseer and Pubmed.
+  for (const std::string name : {"citeseer", "pubmed"}) {
+    SCOPED_TRACE(name);
+    const auto shared = strata::load_planetoid(shared_datasets() + "/" + name + "/planetoid_txt", name);
+    const auto ours = strata::load_planetoid(strata::testing::source_path("configs/datasets/" + name), name);
+    EXPECT_TRUE(shared.graph.same_structure(ours.graph));
+    EXPECT_EQ(shared.labels, ours.labels);
+  }
 }
 
 TEST(PlanetoidShared, LinqsRawCoraHasTheSameShape) {

@@ -1,5 +1,6 @@
 #include "workloads/gnn/gnn_workload.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -193,9 +194,29 @@ OpGraph GnnWorkload::build() const {
   TensorId x;
   const Layer& first = layers_.front();
   if (first.density < 1) {
-    // Sparse input features in CSR: offsets, column indices and values.
-    const std::uint64_t bytes = static_cast<std::uint64_t>(N + 1) * 4 + static_cast<std::uint64_t>(first.input_nnz) * 4 +
-                                parse_quant_spec(q.activations).storage_bytes(first.input_nnz, first.input_nnz);
+    // Sparse input features in CSR: offsets, column indices and values; with degree-aware
+    // formats each node's values in its bucket's format (the dataset's nonzeros per row, or an
+    // even spread of them for a given density).
+    std::uint64_t bytes = static_cast<std::uint64_t>(N + 1) * 4 + static_cast<std::uint64_t>(first.input_nnz) * 4;
+    if (q.degree_bounds.empty()) {
+      bytes += parse_quant_spec(q.activations).storage_bytes(first.input_nnz, first.input_nnz);
+    } else {
+      std::vector<std::int64_t> bucket_nnz(q.degree_formats.size(), 0);
+      const auto spread = [&](std::int64_t v) {
+        return static_cast<std::int64_t>(static_cast<double>(v) * static_cast<double>(first.input_nnz) /
+                                         static_cast<double>(N));
+      };
+      const bool rows_known =
+          features_ && static_cast<std::int64_t>(features_->row_nnz.size()) == N && first.input_nnz == features_->nnz;
+      for (std::int64_t v = 0; v < N; ++v) {
+        const std::int64_t d = graph_.degree(v);
+        const auto bucket = static_cast<std::size_t>(
+            std::upper_bound(q.degree_bounds.begin(), q.degree_bounds.end(), d) - q.degree_bounds.begin());
+        bucket_nnz[bucket] += rows_known ? features_->row_nnz[static_cast<std::size_t>(v)] : spread(v + 1) - spread(v);
+      }
+      for (std::size_t i = 0; i < bucket_nnz.size(); ++i)
+        bytes += parse_quant_spec(q.degree_formats[i]).storage_bytes(bucket_nnz[i], bucket_nnz[i]);
+    }
     x = g.add_tensor("features", TensorClass::Activations, {first.input_nnz}, "index", bytes);
   } else {
     x = node_tensor("features", first.in);
@@ -220,9 +241,11 @@ OpGraph GnnWorkload::build() const {
         b.emit(OpKind::Gemm, name, {{"m", N}, {"n", n}, {"k", k}}, {in, wt}, {y}, true);
       return y;
     };
-    auto aggregate = [&](const std::string& name, TensorId in, std::int64_t width) {
+    // b_nnz: aggregation first over a sparse input, whose nonzeros an engine may skip.
+    auto aggregate = [&](const std::string& name, TensorId in, std::int64_t width, std::int64_t b_nnz) {
       const TensorId y = node_tensor(name, width);
-      b.emit(OpKind::SpMM, name, {{"rows", N}, {"cols", N}, {"nnz", adjacency_nnz_}, {"n", width}}, {adj, in}, {y}, true);
+      b.emit(OpKind::SpMM, name, {{"rows", N}, {"cols", N}, {"nnz", adjacency_nnz_}, {"n", width}, {"b_nnz", b_nnz}},
+             {adj, in}, {y}, true);
       return y;
     };
     // A dense copy of CSR input features, for aggregation first (the SpMM's dense operand).
@@ -235,9 +258,10 @@ OpGraph GnnWorkload::build() const {
     TensorId h;
     const std::int64_t first_out = L.out;
     if (L.combine_first) {
-      h = aggregate("aggregate", combine("combine", x, sparse, L.in, first_out, w + "weight"), first_out);
+      h = aggregate("aggregate", combine("combine", x, sparse, L.in, first_out, w + "weight"), first_out, 0);
     } else {
-      h = combine("combine", aggregate("aggregate", dense_input(), L.in), false, L.in, first_out, w + "weight");
+      h = combine("combine", aggregate("aggregate", dense_input(), L.in, sparse ? L.input_nnz : 0), false, L.in,
+                  first_out, w + "weight");
     }
     // Element-wise steps keep the per-node formats of their input.
     auto elementwise = [&](OpKind kind, const std::string& name, std::vector<TensorId> in) {

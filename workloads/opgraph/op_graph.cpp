@@ -43,7 +43,8 @@ void check_shape(const std::string& name, const std::vector<std::int64_t>& shape
 
 // Dimensions that are flags or may be zero.
 bool may_be_zero(const std::string& dim) {
-  return dim == "causal" || dim == "accumulate" || dim == "v_head_dim" || dim == "src_rows" || dim == "dst_rows";
+  return dim == "causal" || dim == "accumulate" || dim == "v_head_dim" || dim == "src_rows" || dim == "dst_rows" ||
+         dim == "b_nnz";
 }
 
 }  // namespace
@@ -185,7 +186,8 @@ OpId OpGraph::add_op(Operator op) {
     if (op.dims.count(flag) && op.dims[flag] > 1) fail(fmt::format("{} must be 0 or 1", flag));
   {
     std::vector<std::int64_t> values;
-    for (const auto& dim : op.dims) values.push_back(dim.second);
+    for (const auto& dim : op.dims)
+      if (dim.first != "b_nnz") values.push_back(dim.second);  // a count within cols x n, not a factor
     if (!product_fits(values)) fail("the dimensions multiply to more than 2^62 (the work of one operator would overflow)");
   }
   if (op.kind == OpKind::GroupedGemm) {

@@ -28,7 +28,9 @@ std::vector<OpKindInfo> make_kinds() {
        "2·m·n·k; only groups with rows read their weights"},
       {K::SpMM, "spmm", "C[rows,n] = S[rows,cols]·B[cols,n], S sparse with nnz nonzeros (a CSR graph, sparse "
                         "features, or a dense tensor of which only the nnz nonzeros are read)",
-       {"rows", "cols", "nnz", "n"}, {}, {{"s", P}, {"b", X}}, {{"c", X}}, 0, "2·nnz·n"},
+       {"rows", "cols", "nnz", "n"}, {{"b_nnz", 0}}, {{"s", P}, {"b", X}}, {{"c", X}}, 0,
+       "2·nnz·n; b_nnz: the nonzeros of B when it is sparse (an engine that skips zeros reads and multiplies only "
+       "those), 0 when dense"},
       {K::SDDMM, "sddmm", "C = (U[rows,k]·V[cols,k]^T) sampled at the nnz positions of S",
        {"rows", "cols", "nnz", "k"}, {}, {{"s", X}, {"u", X}, {"v", X}}, {{"c", X}}, 0, "2·nnz·k"},
       {K::Attention, "attention",
