@@ -15,6 +15,7 @@ geometric mean by default, as papers average ratios). BASE.csv holds the plotted
 import argparse
 import csv
 import os
+import re
 import sys
 
 import numpy as np
@@ -94,7 +95,8 @@ def main():
                 if (g, d) in ratios:
                     table.append((column, g, d, AGG[args.agg](ratios[(g, d)])))
 
-    fig, axes = pc.plt.subplots(len(columns), 1, figsize=(args.width, args.height or 1.9 * len(columns)), squeeze=False)
+    fig, axes = pc.plt.subplots(len(columns), 1, figsize=(args.width, args.height or 1.9 * len(columns)), squeeze=False,
+                                sharex=True)
     width = 0.8 / len(design_order)
     for ax, column in zip(axes[:, 0], columns):
         for k, d in enumerate(design_order):
@@ -106,12 +108,17 @@ def main():
                         vals.append(r)
             ax.bar(pos, vals, width, color=pc.PALETTE[k % len(pc.PALETTE)], label=str(d))
         ax.axhline(1.0, color="0.3", lw=0.6)
-        ax.set_ylabel(f"speed-up over {base_value}" if is_time(column) else f"{pc.pretty_name(column)}\n/ {base_value}")
-        ax.set_xticks(range(len(group_order)))
-        ax.set_xticklabels(group_order, rotation=30 if len(group_order) > 4 else 0, ha="right" if len(group_order) > 4 else "center")
+        # A ratio has no unit: "energy_j" reads "energy".
+        name = pc.pretty_name(re.sub(r"_(j|w|mm2|bytes|gbps)$", "", column))
+        ax.set_ylabel(f"speed-up over {base_value}" if is_time(column) else f"{name}\n/ {base_value}")
         if args.logy:
             ax.set_yscale("log")
-    axes[0, 0].legend(title=designs.label(), loc="best", ncol=min(len(design_order), 5))
+    tilt = len(group_order) > 4
+    axes[-1, 0].set_xticks(range(len(group_order)))
+    axes[-1, 0].set_xticklabels(group_order, rotation=30 if tilt else 0, ha="right" if tilt else "center")
+    # Above the first panel, clear of the bars.
+    axes[0, 0].legend(title=designs.label(), loc="lower center", bbox_to_anchor=(0.5, 1.02),
+                      ncol=min(len(design_order), 6), frameon=False)
     if others:
         print(f"ratios reduce over {', '.join(others)} by {args.agg}", file=sys.stderr)
     base_path = pc.output_base(args, args.dir, "normalized", f"{pc.short_key(base_axis)}-{base_value}")

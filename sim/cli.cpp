@@ -322,7 +322,7 @@ int run_cli(int argc, char** argv, const Registry& registry) {
   }
 
   std::string plot_kind;
-  CLI::App* plot = app.add_subcommand("plot", "paper figures from a sweep: pareto, breakdown, roofline, heatmap, line");
+  CLI::App* plot = app.add_subcommand("plot", "paper figures from a sweep: pareto, breakdown, roofline, heatmap, line, normalized");
   plot->add_option("kind", plot_kind, "pareto, breakdown, roofline, heatmap, line or normalized")->required();
   // Everything after KIND (the sweep directory and the plot's options, `strata plot KIND --help`)
   // goes to the script untouched.
