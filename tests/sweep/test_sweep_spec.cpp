@@ -114,6 +114,26 @@ TEST_F(SweepSpecTest, ConstraintsDropCombinationsAndSeeTextsAndQuantities) {
   EXPECT_EQ(e.dropped, 3);
 }
 
+// `--set sweep.<key>=...` overrides the sweep section itself (a smoke run's constraints); other
+// keys still override the swept experiment.
+TEST_F(SweepSpecTest, OverridesReachTheSweepSectionToo) {
+  const std::string file = sweep_file(
+      "  axes:\n"
+      "    hardware.queue_depth: [8, 16, 32]\n"
+      "  constraints: [\"hardware.queue_depth < 100\"]\n");
+  const Expansion all = expand_sweep(load_sweep(file), registry, "", {});
+  EXPECT_EQ(all.points.size(), 3u);
+  ExpandOptions keep;
+  keep.sink = [&](const SweepPoint& p) { yamls.push_back(p.yaml); };
+  const Expansion one = expand_sweep(
+      load_sweep(file, {"sweep.constraints=[hardware.queue_depth==16]", "hardware.latency=30 ns"}), registry, "", keep);
+  ASSERT_EQ(one.points.size(), 1u);
+  EXPECT_EQ(one.dropped, 2);
+  EXPECT_EQ(one.points[0].labels[0], "16");
+  ASSERT_EQ(yamls.size(), 1u);
+  EXPECT_NE(yamls[0].find("30 ns"), std::string::npos) << yamls[0];
+}
+
 TEST_F(SweepSpecTest, RandomAndLatinHypercubeAreSeededAndStayInRange) {
   const std::string section =
       "  method: lhs\n  samples: 8\n  seed: 7\n"
