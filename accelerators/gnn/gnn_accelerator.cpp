@@ -1,6 +1,8 @@
 #include "accelerators/gnn/gnn_accelerator.h"
 
+#include <cmath>
 #include <deque>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -114,6 +116,12 @@ KindSpec GnnAccelerator::spec() {
                        "go to the combination that consumes them on chip, which computes them while the aggregation "
                        "goes on; neither writes nor reads them in DRAM")
             .def("false"));
+  s.add(param::boolean("fusion",
+                       "GCNAX's fusion flag: a combination's output rows go on chip to the aggregation that reads "
+                       "them as B (outer_product, sliding_window), which takes each source as soon as its row is "
+                       "computed; only when the aggregation's output is one tile (it fits the output buffer), since "
+                       "every later tile would need B again")
+            .def("false"));
   s.add(param::quantity("access_block", UnitFamily::Size,
                         "DRAM accesses are counted as the blocks of this size, aligned, that the engines' reads and "
                         "writes touch (64 B, as these papers count them); the DMA's requests are its own `burst`")
@@ -160,6 +168,7 @@ GnnAccelerator::GnnAccelerator(sc_core::sc_module_name name, const ValidatedNode
   weight_buffer_ = static_cast<std::uint64_t>(b.quantity("weight"));
   prefetch_ = static_cast<int>(params().integer("prefetch"));
   pipeline_ = params().flag("pipeline");
+  fusion_ = params().flag("fusion");
 
   dma_ = build_part<DmaEngine>("dma");
   aggregation_.access_bytes = static_cast<std::uint64_t>(params().quantity("access_block"));
@@ -232,16 +241,31 @@ void GnnAccelerator::load_graph(std::shared_ptr<const OpGraph> graph) {
                                    op.name, op_kind_name(op.kind)));
     tasks_.push_back(t);
   }
-  // Pipelined pairs: an outer-product or sliding-window aggregation whose output only the next
-  // operator, a combination, reads.
-  if (pipeline_ && aggregation_.style != AggregationStyle::RowWise)
+  // Pairs that hand an output over on chip: with `pipeline`, an aggregation and the combination
+  // that reads its output as X; with `fusion`, a combination and the aggregation that reads its
+  // output as B, when the aggregation's output is one tile. The aggregation walks tiles (outer
+  // product or sliding window); the output has no other reader.
+  const auto only_reader = [&](std::size_t i, std::size_t input) {
+    const TensorId out = graph_->op(tasks_[i].op).outputs.at(0);
+    std::size_t readers = 0;
+    for (const OpId id : graph_->topological_order())
+      for (const TensorId in : graph_->op(id).inputs) readers += in == out ? 1 : 0;
+    return readers == 1 && graph_->op(tasks_[i + 1].op).inputs.at(input) == out;
+  };
+  const auto one_tile = [&](const Task& t) {
+    const Operator& op = graph_->op(t.op);
+    const double row =
+        std::ceil(static_cast<double>(op.dim("n")) * graph_->tensor(op.outputs.at(0)).bytes_per_element());
+    return static_cast<double>(op.dim("rows")) * row <= static_cast<double>(aggregation_.output_buffer_bytes);
+  };
+  if (aggregation_.style != AggregationStyle::RowWise)
     for (std::size_t i = 0; i + 1 < tasks_.size(); ++i) {
-      if (tasks_[i].engine != Engine::Aggregation || tasks_[i + 1].engine != Engine::Combination) continue;
-      const TensorId out = graph_->op(tasks_[i].op).outputs.at(0);
-      std::size_t readers = 0;
-      for (const OpId id : graph_->topological_order())
-        for (const TensorId in : graph_->op(id).inputs) readers += in == out ? 1 : 0;
-      tasks_[i].feeds_next = readers == 1 && graph_->op(tasks_[i + 1].op).inputs.at(0) == out;
+      const Engine from = tasks_[i].engine, to = tasks_[i + 1].engine;
+      if (pipeline_ && from == Engine::Aggregation && to == Engine::Combination)
+        tasks_[i].feeds_next = only_reader(i, 0);
+      else if (fusion_ && from == Engine::Combination && to == Engine::Aggregation)
+        tasks_[i].feeds_next = only_reader(i, 1) && one_tile(tasks_[i + 1]);
+      if (tasks_[i].feeds_next) ++i;  // a task is in one pair at most
     }
   if (context().analytic()) return;
   sc_core::sc_spawn([this] { run_graph(); }, "graph_runner");
@@ -252,16 +276,30 @@ std::optional<double> GnnAccelerator::graph_progress() const {
   return static_cast<double>(done_) / static_cast<double>(tasks_.size());
 }
 
-std::unique_ptr<GnnSchedule> GnnAccelerator::schedule(const Task& t, std::int64_t fed_rows) const {
+std::unique_ptr<GnnSchedule> GnnAccelerator::schedule(const Task& t, OnChip on_chip) const {
   const Operator& op = graph_->op(t.op);
   if (t.engine == Engine::Aggregation)
-    return std::make_unique<AggregationSchedule>(*graph_, op, aggregation_, GnnAddressMap{}, t.feeds_next);
+    return std::make_unique<AggregationSchedule>(*graph_, op, aggregation_, GnnAddressMap{}, on_chip);
   if (t.engine == Engine::Move) return std::make_unique<MoveSchedule>(*graph_, op, input_buffer_ / 2);
   return std::make_unique<CombinationSchedule>(*graph_, op, combination_, aggregation_.format, input_buffer_,
-                                               weight_buffer_, GnnAddressMap{}, fed_rows);
+                                               weight_buffer_, GnnAddressMap{}, on_chip);
 }
 
-void GnnAccelerator::run_steps(GnnSchedule& schedule, const std::function<void(std::size_t)>& gate,
+std::pair<std::unique_ptr<GnnSchedule>, std::unique_ptr<GnnSchedule>> GnnAccelerator::pair_schedules(
+    std::size_t i) const {
+  OnChip out, in;
+  out.output = true;
+  in.input = true;
+  if (tasks_[i].engine == Engine::Aggregation) {
+    auto a =
+        std::make_unique<AggregationSchedule>(*graph_, graph_->op(tasks_[i].op), aggregation_, GnnAddressMap{}, out);
+    in.input_rows = a->tile_rows();
+    return {std::move(a), schedule(tasks_[i + 1], in)};
+  }
+  return {schedule(tasks_[i], out), schedule(tasks_[i + 1], in)};
+}
+
+void GnnAccelerator::run_steps(GnnSchedule& schedule, const std::function<void(const GnnStep&)>& gate,
                                const std::function<void(const GnnStep&)>& after) {
   struct Pending {
     GnnStep step;
@@ -286,10 +324,10 @@ void GnnAccelerator::run_steps(GnnSchedule& schedule, const std::function<void(s
     }
   };
   refill();
-  for (std::size_t k = 0; !window.empty(); ++k) {
+  while (!window.empty()) {
     const std::shared_ptr<Pending> p = window.front();
     if (p->left > 0) sc_core::wait(p->ready);
-    if (gate) gate(k);
+    if (gate) gate(p->step);
     if (p->step.compute_cycles > 0) sc_core::wait(clock().period() * static_cast<double>(p->step.compute_cycles));
     if (after) after(p->step);
     for (const DmaDescriptor& d : p->step.writes) dma_->submit(d, [] {});
@@ -328,24 +366,24 @@ void GnnAccelerator::finish_task(std::size_t i, double start, double end, const 
   ++done_;
 }
 
-double GnnAccelerator::run_pipeline(GnnSchedule& aggregation, GnnSchedule& combination) {
-  std::size_t tiles_done = 0;
-  bool combined = false;
-  sc_core::sc_event tile_done, combination_done;
+double GnnAccelerator::run_pipeline(GnnSchedule& producer, GnnSchedule& consumer) {
+  std::uint64_t produced = 0;
+  bool consumed = false;
+  sc_core::sc_event advanced, consumer_done;
   sc_core::sc_spawn([&] {
-    run_steps(combination, [&](std::size_t k) {
-      while (tiles_done <= k) sc_core::wait(tile_done);
+    run_steps(consumer, [&](const GnnStep& s) {
+      while (produced < s.needs) sc_core::wait(advanced);
     });
-    combined = true;
-    combination_done.notify(sc_core::SC_ZERO_TIME);
+    consumed = true;
+    consumer_done.notify(sc_core::SC_ZERO_TIME);
   });
-  run_steps(aggregation, {}, [&](const GnnStep& s) {
-    if (!s.ends_tile) return;
-    ++tiles_done;
-    tile_done.notify(sc_core::SC_ZERO_TIME);
+  run_steps(producer, {}, [&](const GnnStep& s) {
+    if (s.produces == 0) return;
+    produced += s.produces;
+    advanced.notify(sc_core::SC_ZERO_TIME);
   });
   const double end = sc_core::sc_time_stamp().to_seconds();
-  if (!combined) sc_core::wait(combination_done);
+  if (!consumed) sc_core::wait(consumer_done);
   return end;
 }
 
@@ -353,12 +391,10 @@ void GnnAccelerator::run_graph() {
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
     const double start = sc_core::sc_time_stamp().to_seconds();
     if (tasks_[i].feeds_next) {
-      const Operator& op = graph_->op(tasks_[i].op);
-      AggregationSchedule aggregation(*graph_, op, aggregation_, GnnAddressMap{}, true);
-      std::unique_ptr<GnnSchedule> combination = schedule(tasks_[i + 1], aggregation.tile_rows());
-      const double aggregated = run_pipeline(aggregation, *combination);
-      finish_task(i, start, aggregated, aggregation.totals(aggregation_.access_bytes));
-      finish_task(i + 1, start, sc_core::sc_time_stamp().to_seconds(), combination->totals(aggregation_.access_bytes));
+      auto [producer, consumer] = pair_schedules(i);
+      const double produced = run_pipeline(*producer, *consumer);
+      finish_task(i, start, produced, producer->totals(aggregation_.access_bytes));
+      finish_task(i + 1, start, sc_core::sc_time_stamp().to_seconds(), consumer->totals(aggregation_.access_bytes));
       ++i;
       continue;
     }
@@ -384,7 +420,7 @@ double GnnAccelerator::evaluate_analytic() {
   if (analytic)
     bandwidth = std::min(bandwidth, static_cast<double>(dma_->max_outstanding() * dma_->burst()) /
                                         std::max(1e-12, analytic->unloaded_latency(false)));
-  std::int64_t fed_rows = 0;
+  std::optional<GnnTotals> handed;  // the second task of a pair, walked with the first
   const double latency = analytic ? analytic->unloaded_latency(false) : 0;
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
     const Task& task = tasks_[i];
@@ -392,13 +428,15 @@ double GnnAccelerator::evaluate_analytic() {
     if (task.engine == Engine::Vector) {
       totals.compute_cycles = ceil_div(task.vector_elements, static_cast<std::uint64_t>(aggregation_.lanes));
     } else if (task.feeds_next) {
-      // A pipelined pair: taken one after the other here, an upper bound on the overlap's time.
-      AggregationSchedule a(*graph_, graph_->op(task.op), aggregation_, GnnAddressMap{}, true);
-      totals = a.totals(aggregation_.access_bytes);
-      fed_rows = a.tile_rows();
+      // A pipelined or fused pair: taken one after the other here, an upper bound on its time.
+      auto [producer, consumer] = pair_schedules(i);
+      totals = producer->totals(aggregation_.access_bytes);
+      handed = consumer->totals(aggregation_.access_bytes);
+    } else if (handed) {
+      totals = *handed;
+      handed.reset();
     } else {
-      totals = schedule(task, fed_rows)->totals(aggregation_.access_bytes);
-      fed_rows = 0;
+      totals = schedule(task)->totals(aggregation_.access_bytes);
     }
     const double compute = static_cast<double>(totals.compute_cycles) * clock().period().to_seconds();
     // At most `prefetch` steps' reads are in flight: a step's reads take a memory latency.

@@ -7,7 +7,8 @@
 // the aggregation engine, its combination (Gemm, or SpMM with a sparse X) on the combination
 // engine, element-wise operators (ReLU) on the aggregation lanes; operators one after another,
 // except that with `pipeline` (HyGCN) an aggregation hands its finished tiles to the combination
-// that consumes them, which computes them on chip while the aggregation goes on. The input
+// that consumes them, which computes them on chip while the aggregation goes on, and with
+// `fusion` (GCNAX) a combination hands its output rows to the aggregation that reads them. The input
 // features are in DRAM in the layout the design reads (the workload's densifying copy is free).
 // Within an operator the engine computes a step while the DMA fetches the next steps' rows.
 //
@@ -24,6 +25,7 @@
 
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "accelerators/gnn/gnn_schedule.h"
@@ -53,18 +55,19 @@ class GnnAccelerator : public Component, public GraphTarget, public AnalyticMode
     Engine engine = Engine::Vector;
     double flops = 0;
     std::uint64_t vector_elements = 0;  // Vector
-    bool feeds_next = false;            // an aggregation whose tiles go straight to the next task (pipeline)
+    bool feeds_next = false;            // hands its output to the next task on chip (pipeline, fusion)
   };
-  // `fed_rows`: a combination fed on chip by the previous aggregation's tiles of that many rows.
-  std::unique_ptr<GnnSchedule> schedule(const Task& t, std::int64_t fed_rows = 0) const;
+  std::unique_ptr<GnnSchedule> schedule(const Task& t, OnChip on_chip = {}) const;
+  // The schedules of the pair task i and i + 1 (task i feeds_next): producer, consumer.
+  std::pair<std::unique_ptr<GnnSchedule>, std::unique_ptr<GnnSchedule>> pair_schedules(std::size_t i) const;
   void run_graph();
   // Runs `s` cycle by cycle: steps computed in order, the next `prefetch` steps' reads in flight.
-  // `gate(k)` (when given) returns once step k may compute; `after(step)` runs when it has.
-  void run_steps(GnnSchedule& s, const std::function<void(std::size_t)>& gate = {},
+  // `gate(step)` (when given) returns once the step may compute; `after(step)` runs when it has.
+  void run_steps(GnnSchedule& s, const std::function<void(const GnnStep&)>& gate = {},
                  const std::function<void(const GnnStep&)>& after = {});
-  // HyGCN's pipeline: the combination computes each tile the aggregation finishes while the
-  // aggregation goes on with the next. Returns the aggregation's end (s).
-  double run_pipeline(GnnSchedule& aggregation, GnnSchedule& combination);
+  // A pipelined or fused pair: the consumer computes each step once the producer has produced
+  // what it needs (GnnStep::needs), while the producer goes on. Returns the producer's end (s).
+  double run_pipeline(GnnSchedule& producer, GnnSchedule& consumer);
   // Sets the operator's statistics and counts its arithmetic and buffer events: a MAC per
   // product (flops / 2), a buffer write per byte fetched and a buffer read per operand element
   // the engines consume (one per MAC).
@@ -74,7 +77,7 @@ class GnnAccelerator : public Component, public GraphTarget, public AnalyticMode
   CombinationEngineSpec combination_;
   std::uint64_t input_buffer_ = 0, weight_buffer_ = 0;
   int prefetch_ = 8;
-  bool pipeline_ = false;
+  bool pipeline_ = false, fusion_ = false;
   std::unique_ptr<Component> memory_component_;
   MemoryTarget* memory_ = nullptr;
   std::unique_ptr<class DmaEngine> dma_;

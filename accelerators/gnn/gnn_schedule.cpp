@@ -96,7 +96,7 @@ std::vector<std::int32_t> breadth_first_order(const SparseStructure& a) {
 }  // namespace
 
 AggregationSchedule::AggregationSchedule(const OpGraph& graph, const Operator& op, const AggregationEngineSpec& e,
-                                         GnnAddressMap map, bool keep_output)
+                                         GnnAddressMap map, OnChip on_chip)
     : a_(*graph.tensor(op.inputs.at(0)).structure),
       e_(e),
       width_(op.dim("n")),
@@ -108,7 +108,7 @@ AggregationSchedule::AggregationSchedule(const OpGraph& graph, const Operator& o
       a_base_(map.base(op.inputs[0])),
       edge_bytes_(graph.tensor(op.inputs[0]).bytes_per_element()),
       tile_rows_(a_.rows()),
-      keep_output_(keep_output && e.style != AggregationStyle::RowWise),
+      on_chip_(e.style == AggregationStyle::RowWise ? OnChip{} : on_chip),
       cache_(0) {
   // BEICSR writes a sparse row in place of the dense one: rows keep the dense stride.
   slot_bytes_ =
@@ -251,21 +251,22 @@ bool AggregationSchedule::next(GnnStep& s) {
       const std::uint64_t edges = bytes_of(static_cast<double>(count), edge_bytes_);
       if (e_.condense_edges) {
         stream(a_base_, edge_stream_, edges, s);
-        stream(b_base_ + (std::uint64_t{1} << 31), row_stream_, row_bytes(u), s);
+        if (!on_chip_.input) stream(b_base_ + (std::uint64_t{1} << 31), row_stream_, row_bytes(u), s);
       } else {
         s.reads.push_back(DmaDescriptor{a_base_ + bytes_of(static_cast<double>(lo - col_rows_.begin()), edge_bytes_), 1,
                                         edges, 0, false});
-        fetch_row(u, s);
+        if (!on_chip_.input) fetch_row(u, s);
       }
+      if (on_chip_.input) s.needs = static_cast<std::uint64_t>(u) + 1;
       s.compute_cycles = ceil_div(count * static_cast<std::uint64_t>(values(u)), lanes);
       return true;
     }
     // The tile is done: its rows go out (or on to the next engine), the next tile starts over
     // the sources.
-    if (!keep_output_)
+    if (!on_chip_.output)
       s.writes.push_back(DmaDescriptor{o_base_ + static_cast<std::uint64_t>(r0) * out_row_bytes_, 1,
                                        static_cast<std::uint64_t>(r1 - r0) * out_row_bytes_, 0, true});
-    s.ends_tile = true;
+    s.produces = 1;
     ++tile_;
     source_ = 0;
     return true;
@@ -275,8 +276,8 @@ bool AggregationSchedule::next(GnnStep& s) {
 
 CombinationSchedule::CombinationSchedule(const OpGraph& graph, const Operator& op, const CombinationEngineSpec& e,
                                          FeatureFormat format, std::uint64_t input_buffer_bytes,
-                                         std::uint64_t weight_buffer_bytes, GnnAddressMap map, std::int64_t fed_rows)
-    : e_(e), fed_(fed_rows > 0) {
+                                         std::uint64_t weight_buffer_bytes, GnnAddressMap map, OnChip on_chip)
+    : e_(e), on_chip_(on_chip) {
   const bool spmm = op.kind == OpKind::SpMM;
   const Tensor& x = graph.tensor(op.inputs.at(0));
   const Tensor& w = graph.tensor(op.inputs.at(1));
@@ -311,9 +312,10 @@ CombinationSchedule::CombinationSchedule(const OpGraph& graph, const Operator& o
   const double x_row = sparse_x_ ? static_cast<double>(nnz_) / static_cast<double>(m_) * x_bytes_
                                  : static_cast<double>(k_) * x_bytes_;
   const double o_row = static_cast<double>(n_) * o_bytes_;
-  tile_rows_ = fed_ ? std::min(fed_rows, m_)
-                    : std::clamp<std::int64_t>(
-                          static_cast<std::int64_t>(static_cast<double>(input_buffer_bytes) / (x_row + o_row)), 1, m_);
+  tile_rows_ = on_chip_.input && on_chip_.input_rows > 0
+                   ? std::min(on_chip_.input_rows, m_)
+                   : std::clamp<std::int64_t>(
+                         static_cast<std::int64_t>(static_cast<double>(input_buffer_bytes) / (x_row + o_row)), 1, m_);
   tiles_ = ceil_div(m_, tile_rows_);
   weights_fit_ = static_cast<double>(k_ * n_) * w_bytes_ <= static_cast<double>(weight_buffer_bytes);
 }
@@ -330,10 +332,13 @@ bool CombinationSchedule::next(GnnStep& s) {
   const std::uint64_t x_offset = bytes_of(sparse_x_ ? static_cast<double>(nnz_) * static_cast<double>(r0) / static_cast<double>(m_)
                                                     : static_cast<double>(r0 * k_),
                                           x_bytes_);
-  if (!fed_) s.reads.push_back(DmaDescriptor{x_base_ + x_offset, 1, bytes_of(x_elems, x_bytes_), 0, false});
+  if (!on_chip_.input) s.reads.push_back(DmaDescriptor{x_base_ + x_offset, 1, bytes_of(x_elems, x_bytes_), 0, false});
   s.compute_cycles = combination_cycles(e_, rows, n_, k_, static_cast<std::int64_t>(std::llround(nnz)), operand_bits_);
-  s.writes.push_back(DmaDescriptor{o_base_ + bytes_of(static_cast<double>(r0 * n_), o_bytes_), 1,
-                                   bytes_of(static_cast<double>(rows * n_), o_bytes_), 0, true});
+  if (!on_chip_.output)
+    s.writes.push_back(DmaDescriptor{o_base_ + bytes_of(static_cast<double>(r0 * n_), o_bytes_), 1,
+                                     bytes_of(static_cast<double>(rows * n_), o_bytes_), 0, true});
+  s.produces = static_cast<std::uint64_t>(rows);
+  if (on_chip_.input) s.needs = static_cast<std::uint64_t>(tile_) + 1;
   ++tile_;
   return true;
 }

@@ -68,7 +68,17 @@ struct GnnStep {
   std::vector<DmaDescriptor> reads;
   std::uint64_t compute_cycles = 0;
   std::vector<DmaDescriptor> writes;
-  bool ends_tile = false;  // the last step of an output tile (outer product, sliding window)
+  // Pipelined and fused pairs (OnChip): what the step hands to the other engine (aggregation:
+  // 1 at the end of an output tile; combination: its rows of output) and how much of the other
+  // engine's output it waits for (a fed combination: tiles; a fused aggregation: rows of B).
+  std::uint64_t produces = 0, needs = 0;
+};
+
+// What a pipelined (HyGCN) or fused (GCNAX) pair of engines keeps on chip.
+struct OnChip {
+  bool input = false;           // the operand the other engine produces (aggregation: B; combination: X) is not read
+  bool output = false;          // the output the other engine consumes is not written
+  std::int64_t input_rows = 0;  // combination fed on chip: rows per tile it is handed
 };
 
 struct GnnTotals {
@@ -105,10 +115,11 @@ class RowCache {
 class AggregationSchedule : public GnnSchedule {
  public:
   // `op` an SpMM whose first input has the graph's structure; B its second input, O its output.
-  // `keep_output`: the finished tiles stay on chip for the next engine (HyGCN's pipeline): no
-  // write-back (outer product and sliding window only).
+  // `on_chip.output`: the finished tiles go to the combination (HyGCN's pipeline), not to DRAM;
+  // `on_chip.input`: B's rows come from the combination (GCNAX's fusion), each source step
+  // waiting for its row. Outer product and sliding window only.
   AggregationSchedule(const OpGraph& graph, const Operator& op, const AggregationEngineSpec& e, GnnAddressMap map = {},
-                      bool keep_output = false);
+                      OnChip on_chip = {});
   std::int64_t tile_rows() const { return tile_rows_; }  // destination rows of an output tile
   bool next(GnnStep& s) override;
   void rewind() override;
@@ -133,7 +144,7 @@ class AggregationSchedule : public GnnSchedule {
   std::uint64_t b_base_, o_base_, a_base_;
   double edge_bytes_;  // the adjacency's bytes per nonzero (offsets, ids, values)
   std::int64_t tile_rows_;
-  bool keep_output_;
+  OnChip on_chip_;
   RowCache cache_;
   std::vector<std::int32_t> scratch_;
   // Row-wise: the rows' order (empty: 0..n-1), each row's first edge, the pinned high-degree nodes.
@@ -153,11 +164,12 @@ class AggregationSchedule : public GnnSchedule {
 class CombinationSchedule : public GnnSchedule {
  public:
   // `op` a Gemm (X[m,k]·W[n,k]^T) or an SpMM with a sparse X (nnz nonzeros).
-  // `fed_rows` > 0: X arrives on chip from the aggregation engine in tiles of that many rows
-  // (HyGCN's pipeline), so X is not read and the tiles are those rows.
+  // `on_chip.input`: X arrives from the aggregation engine in tiles of `input_rows` rows (HyGCN's
+  // pipeline), so X is not read and the tiles are those rows; `on_chip.output`: the output goes
+  // to the aggregation (GCNAX's fusion), not to DRAM.
   CombinationSchedule(const OpGraph& graph, const Operator& op, const CombinationEngineSpec& e, FeatureFormat format,
                       std::uint64_t input_buffer_bytes, std::uint64_t weight_buffer_bytes, GnnAddressMap map = {},
-                      std::int64_t fed_rows = 0);
+                      OnChip on_chip = {});
   bool next(GnnStep& s) override;
   void rewind() override { tile_ = 0; }
 
@@ -166,7 +178,7 @@ class CombinationSchedule : public GnnSchedule {
   std::int64_t m_, n_, k_, nnz_;
   double x_bytes_, w_bytes_, o_bytes_;  // per element (X's per stored value, in the feature format)
   bool sparse_x_;
-  bool fed_;
+  OnChip on_chip_;
   int operand_bits_;
   std::int64_t tile_rows_, tiles_;
   bool weights_fit_;

@@ -173,6 +173,32 @@ TEST(FeatureFormats, AdaptivePackagesPackedByHand) {
   EXPECT_DOUBLE_EQ(feature_row_bytes(FeatureFormat::Plain, 16, 4, 16, false), 8);
 }
 
+// A pair handing its output over on chip: the fused aggregation reads no row of B and waits,
+// source by source, for row u (needs u + 1 rows); the pipelined one writes no tile and hands
+// each over (produces 1).
+TEST(GnnSchedule, OnChipHandOverSkipsTheDramRoundTrip) {
+  PathGraph p;
+  AggregationEngineSpec e;
+  e.style = AggregationStyle::OuterProduct;
+  e.lanes = 8;
+  e.output_buffer_bytes = 2 * 64;
+  OnChip fused;
+  fused.input = true;
+  AggregationSchedule a(p.g, p.op, e, GnnAddressMap{}, fused);
+  EXPECT_EQ(rows_fetched(a, 64), 0u);
+  std::vector<std::uint64_t> needs;
+  GnnStep step;
+  while (a.next(step))
+    if (step.needs > 0) needs.push_back(step.needs);
+  EXPECT_EQ(needs, (std::vector<std::uint64_t>{1, 2, 3, 2, 3, 4}));  // tile {0,1}: sources 0-2; {2,3}: 1-3
+  OnChip pipelined;
+  pipelined.output = true;
+  AggregationSchedule b(p.g, p.op, e, GnnAddressMap{}, pipelined);
+  const GnnTotals t = b.totals();
+  EXPECT_EQ(t.write_bytes, 0u);
+  EXPECT_EQ(t.compute_cycles, 20u);
+}
+
 TEST(GnnSchedule, CombinationCyclesFollowTheEngineStyles) {
   CombinationEngineSpec mac;
   mac.style = CombinationStyle::MacArray;
@@ -245,6 +271,19 @@ TEST(GnnRuns, PaperExamplesReportLatencyEnergyAreaAndDramAccesses) {
     EXPECT_GE(moved, s["dram_bytes"].get<double>()) << name;
     EXPECT_LT(moved, s["dram_bytes"].get<double>() + 64 * s["dram_accesses"].get<double>()) << name;
   }
+}
+
+// GCNAX's fusion on Cora: layer 2's output (2,708 x 7 FP64, 152 KB) fits the 256 KB ODMB, so
+// its combination hands B = X.W to the aggregation on chip: exactly B's write and its read
+// (2 x 151,648 B) leave DRAM, and the pair overlaps. Layer 1's output (346 KB) does not fit.
+TEST(GnnRuns, GcnaxFusionKeepsLayerTwosProductOnChip) {
+  TempDir dir;
+  const std::string exp = source_path("configs/experiments/gnn-gcnax-cora.yaml");
+  ASSERT_EQ(run_strata("run -q '" + exp + "' -o '" + dir.file("f") + "'").code, 0);
+  ASSERT_EQ(run_strata("run -q '" + exp + "' --set hardware.fusion=false -o '" + dir.file("u") + "'").code, 0);
+  const auto f = json_file(dir.file("f/summary.json")), u = json_file(dir.file("u/summary.json"));
+  EXPECT_EQ(u["dram_bytes"].get<double>() - f["dram_bytes"].get<double>(), 2.0 * 2708 * 7 * 8);
+  EXPECT_LT(f["latency_s"].get<double>(), u["latency_s"].get<double>());
 }
 
 // Every preset, both product orders, on a small power-law graph: the whole component path
