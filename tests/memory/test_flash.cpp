@@ -1,0 +1,114 @@
+// The NAND flash model (memory/flash/): its timeline against closed forms (read, program,
+// erase and read-compute latencies, the channel and plane ceilings, cache reads, the address
+// striping), and the nand_flash component through the strata binary.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "memory/flash/flash_timeline.h"
+#include "test_util.h"
+
+namespace strata::testing {
+namespace {
+
+// Cambricon-LLM-S's flash (../shared/reference/chiplet-flash.md, Table II): 8 channels x 2
+// chips x 2 dies x 2 planes, 16 KiB pages, tR 30 us, 1 GB/s channels, 7-cycle commands.
+FlashSpec cambricon_s() {
+  FlashSpec s;
+  s.channels = 8;
+  s.chips_per_channel = 2;
+  s.dies_per_chip = 2;
+  s.planes_per_die = 2;
+  s.page_bytes = 16384;
+  s.t_read = 30e-6;
+  s.t_program = 750e-6;
+  s.t_erase = 3.8e-3;
+  s.bus_transfers_per_s = 1e9;
+  s.bus_bytes_per_s = 1e9;
+  s.command_cycles = 7;
+  return s;
+}
+
+// Consecutive pages go to consecutive channels, then chips, dies and planes.
+TEST(FlashTimeline, PagesStripeOverChannelsThenChipsDiesPlanes) {
+  const FlashTimeline t(cambricon_s());
+  EXPECT_EQ(t.decode(0).channel, 0);
+  EXPECT_EQ(t.decode(16384).channel, 1);
+  EXPECT_EQ(t.decode(7 * 16384 + 100).channel, 7);
+  EXPECT_EQ(t.decode(7 * 16384 + 100).offset, 100u);
+  const FlashAddress a = t.decode(8 * 16384);  // channel 0, its second chip
+  EXPECT_EQ(a.channel, 0);
+  EXPECT_EQ(a.die, 2);  // chip 1 of channel 0: dies 2 and 3
+  EXPECT_EQ(t.decode(16 * 16384).die, 1);
+  EXPECT_EQ(t.decode(32 * 16384).plane, 1);           // plane 1 of die 0
+  EXPECT_EQ(t.decode(64 * 16384).page, 1);            // every plane's page 0 used: page 1
+  EXPECT_EQ(t.spec().capacity(), 64ull * 2048 * 256 * 16384);
+}
+
+// On an idle device: read = 7 command cycles + tR + the bytes over the bus; program = the
+// command and the data over the bus + tPROG; erase = the command + tBERS; read-compute = the
+// command and the input vector + tR + the GEMV + the result.
+TEST(FlashTimeline, IdleLatenciesAreTheClosedForms) {
+  const FlashSpec s = cambricon_s();
+  FlashTimeline t(s);
+  EXPECT_NEAR(t.read(0, 16384, 0), 7e-9 + 30e-6 + 16.384e-6, 1e-12);
+  EXPECT_NEAR(s.read_latency(16384), 7e-9 + 30e-6 + 16.384e-6, 1e-12);
+  FlashTimeline p(s);
+  EXPECT_NEAR(p.program(0, 16384, 1e-3), 1e-3 + 7e-9 + 16.384e-6 + 750e-6, 1e-12);
+  FlashTimeline e(s);
+  EXPECT_NEAR(e.erase(0, 0), 7e-9 + 3.8e-3, 1e-12);
+  FlashTimeline rc(s);
+  EXPECT_NEAR(rc.read_compute(0, 256, 64, 8e-6, 0), 7e-9 + 256e-9 + 30e-6 + 8e-6 + 64e-9, 1e-12);
+  // A read across a page boundary: two pages on two channels, in parallel.
+  FlashTimeline two(s);
+  EXPECT_NEAR(two.read(8192, 16384, 0), 7e-9 + 30e-6 + 8.192e-6, 1e-12);
+  EXPECT_EQ(two.page_reads(), 2u);
+}
+
+// Many page reads at once: the channel buses carry at most 8 x 1 GB/s; the 64 planes could
+// sense 64 x 16 KiB / 30 us = 35 GB/s. With the buses made 100x faster the planes set the
+// ceiling instead; without cache reads a plane holds its page until it has left on the bus.
+TEST(FlashTimeline, StreamsMeetTheChannelOrThePlaneCeiling) {
+  const auto stream = [](const FlashSpec& s, int pages) {
+    FlashTimeline t(s);
+    double done = 0;
+    for (int i = 0; i < pages; ++i) done = std::max(done, t.read(static_cast<std::uint64_t>(i) * s.page_bytes, s.page_bytes, 0));
+    return static_cast<double>(pages) * static_cast<double>(s.page_bytes) / done;
+  };
+  FlashSpec s = cambricon_s();
+  EXPECT_NEAR(s.read_bandwidth(), 8e9, 1);
+  EXPECT_NEAR(stream(s, 4096), 8e9, 0.01 * 8e9);  // within 1%: the first tR is not hidden
+  s.bus_bytes_per_s = s.bus_transfers_per_s = 100e9;
+  const double planes = 64 * 16384 / 30e-6;
+  EXPECT_NEAR(s.read_bandwidth(), planes, 1);
+  EXPECT_NEAR(stream(s, 64 * 64), planes, 0.02 * planes);
+  // One plane, no cache read: page / (tR + transfer); with cache read the transfer overlaps.
+  FlashSpec one = cambricon_s();
+  one.channels = one.chips_per_channel = one.dies_per_chip = one.planes_per_die = 1;
+  one.cache_read = false;
+  EXPECT_NEAR(stream(one, 200), 16384 / (7e-9 + 30e-6 + 16.384e-6), 0.01 * 16384 / 46.4e-6);
+  one.cache_read = true;
+  EXPECT_NEAR(stream(one, 200), 16384 / (30e-6 + 7e-9), 0.01 * 16384 / 30e-6);
+}
+
+// The component: a stream of page reads through Cambricon-LLM-S's flash reaches the channels'
+// 8 GB/s within the ramp-up, with the channel buses nearly always busy; the analytic fidelity
+// takes the same ceiling.
+TEST(NandFlashRuns, PageReadStreamIsChannelBound) {
+  TempDir dir;
+  const std::string exp = source_path("configs/experiments/flash-cambricon-s-read.yaml");
+  ASSERT_EQ(run_strata("run -q '" + exp + "' -o '" + dir.file("c") + "'").code, 0);
+  ASSERT_EQ(run_strata("run -q '" + exp + "' --set sim.fidelity=analytic -o '" + dir.file("a") + "'").code, 0);
+  const auto c = json_file(dir.file("c/summary.json")), a = json_file(dir.file("a/summary.json"));
+  EXPECT_GT(c["bandwidth_gbps"].get<double>(), 7.0);
+  EXPECT_LE(c["bandwidth_gbps"].get<double>(), 8.0);
+  EXPECT_NEAR(a["bandwidth_gbps"].get<double>(), c["bandwidth_gbps"].get<double>(),
+              0.15 * c["bandwidth_gbps"].get<double>());
+  // Energy: a page read per page (5 uJ a 16 KiB page, 45 nm row) and 3.6 pJ a bit on the bus.
+  EXPECT_NEAR(c["energy_j"].get<double>(), 2048 * 5e-6 + 2048 * 16384 * 8 * 3.6e-12, 1e-4);
+  const auto stats = json_file(dir.file("c/stats.json"));
+  EXPECT_GT(stats["hardware"]["channel_utilization"]["value"].get<double>(), 0.9);
+}
+
+}  // namespace
+}  // namespace strata::testing
