@@ -1,5 +1,6 @@
 #include "accelerators/builtin_kinds.h"
 
+#include "accelerators/chiplet/register_kinds.h"
 #include "accelerators/gnn/register_kinds.h"
 #include "accelerators/gpu/register_kinds.h"
 #include "accelerators/npu/register_kinds.h"
@@ -21,6 +22,7 @@ void register_builtin_kinds(Registry& registry) {
   register_package_kinds(registry);
   register_pim_kinds(registry);
   register_gnn_kinds(registry);
+  register_chiplet_kinds(registry);
   register_rtl_kinds(registry);
 }
 

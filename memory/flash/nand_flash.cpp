@@ -167,8 +167,8 @@ void NandFlash::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& dela
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void NandFlash::count_read_compute(std::uint64_t channel_bytes) {
-  page_read_.add(1);
+void NandFlash::count_direct(std::uint64_t pages, std::uint64_t channel_bytes) {
+  page_read_.add(pages);
   io_bit_.add(8 * channel_bytes);
 }
 

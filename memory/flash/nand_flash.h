@@ -39,10 +39,11 @@ class NandFlash : public Component, public MemoryTarget, public AnalyticMemory {
   void account_analytic(const AnalyticTransfer& t) override;
   void finalize(const sc_core::sc_time& end) override;
 
-  FlashTimeline& timeline() { return timeline_; }  // for a flash controller that issues read-computes
-  // Counts a read-compute's sensed page and its channel bytes (the controller that issued it
-  // through timeline() prices its arithmetic).
-  void count_read_compute(std::uint64_t channel_bytes);
+  // For a flash controller that schedules its own operations (read-computes, sliced reads).
+  FlashTimeline& timeline() { return timeline_; }
+  // Counts the pages sensed and the channel bytes of operations a controller scheduled through
+  // timeline() (it prices its own arithmetic).
+  void count_direct(std::uint64_t pages, std::uint64_t channel_bytes);
 
  private:
   bool accept(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);

@@ -1,0 +1,82 @@
+// Cambricon-LLM (accelerators/chiplet/): the hardware-aware tiling rule and the flash/NPU split
+// against the paper's figures and the formulas, and decode runs through the strata binary.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "accelerators/chiplet/flash_tiling.h"
+#include "test_util.h"
+
+namespace strata::testing {
+namespace {
+
+FlashSpec cambricon(int channels, int chips) {
+  FlashSpec s;
+  s.channels = channels;
+  s.chips_per_channel = chips;
+  s.dies_per_chip = 2;
+  s.planes_per_die = 2;
+  s.page_bytes = 16384;
+  s.t_read = 30e-6;
+  s.bus_bytes_per_s = s.bus_transfers_per_s = 1e9;
+  return s;
+}
+
+// The rule's tile: H_req = sqrt(cores per channel x page), W_req = channels x H_req. S is the
+// paper's 256 x 2048 [V]; L's 512 x 16384 follows [E]; M's sqrt(8 x 16 KiB) = 362 = 2^8.5 is
+// halfway between powers of two and rounds up to 512 (the paper's rounding is not stated).
+TEST(FlashTiling, HardwareAwareTilesOfTheThreeConfigurations) {
+  EXPECT_EQ(compute_cores(cambricon(8, 2)), 32);
+  const FlashTile s = hardware_aware_tile(cambricon(8, 2));
+  EXPECT_EQ(s.rows, 256);
+  EXPECT_EQ(s.cols, 2048);
+  const FlashTile m = hardware_aware_tile(cambricon(16, 4));
+  EXPECT_EQ(m.rows, 512);
+  EXPECT_EQ(m.cols, 8192);
+  const FlashTile l = hardware_aware_tile(cambricon(32, 8));
+  EXPECT_EQ(l.rows, 512);
+  EXPECT_EQ(l.cols, 16384);
+  EXPECT_EQ(l.rows * l.cols, 512 * 16384);  // H_req x W_req = total cores x page
+}
+
+// The split by the published formulas (S: t_rc 30.256 us, rate_rc 512 / 30,000, t_r 16.668 us,
+// alpha 0.355, which the reproduction quotes as about 0.35), and the balanced share with a
+// channel's 4 (S) or 16 (L) cores.
+TEST(FlashTiling, SplitFollowsTheFormulas) {
+  const FlashSpec f = cambricon(8, 2);
+  const FlashSplit s = flash_split(f, hardware_aware_tile(f));
+  EXPECT_NEAR(s.t_rc, 30e-6 + 2048 / 8e9, 1e-12);
+  EXPECT_NEAR(s.rate_rc, 512.0 / 30000, 1e-12);
+  EXPECT_NEAR(s.t_r, 16384 / ((1 - 512.0 / 30000) * 1e9), 1e-12);
+  EXPECT_NEAR(s.alpha, 0.3552, 5e-4);
+  EXPECT_NEAR(s.alpha_balanced, 4 * s.t_r / (4 * s.t_r + s.t_rc), 1e-12);
+  EXPECT_NEAR(s.alpha_balanced, 0.688, 1e-3);
+  const FlashSpec l = cambricon(32, 8);
+  EXPECT_NEAR(flash_split(l, hardware_aware_tile(l)).alpha, 0.357, 1e-3);
+  EXPECT_NEAR(flash_split(l, hardware_aware_tile(l)).alpha_balanced, 0.899, 1e-3);
+}
+
+// A decode token of Llama-2-7B on S, one layer (the smoke setting): reports tokens/s, energy per
+// token and area; the flash computes its share of the weight pages (alpha of them, to a page per
+// GEMV); a bad split is one line naming the key.
+TEST(CambriconRuns, DecodeReportsTokensEnergyAndAreaAndSplitsThePages) {
+  TempDir dir;
+  const std::string exp = source_path("configs/experiments/chiplet-cambricon-s-llama7b.yaml");
+  const CommandResult r = run_strata("run -q '" + exp + "' --set workload.model.layers=1 -o '" + dir.file("o") + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = json_file(dir.file("o/summary.json"));
+  for (const char* key : {"tokens_per_s", "energy_per_token_j", "area_mm2", "latency_s"})
+    EXPECT_GT(s[key].get<double>(), 0) << key;
+  EXPECT_NEAR(s["tokens_per_s"].get<double>() * s["latency_s"].get<double>(), 1, 1e-9);  // batch 1
+  const auto h = json_file(dir.file("o/stats.json"))["hardware"];
+  const double computed = h["flash_pages_computed"]["value"], read = h["flash_pages_read"]["value"];
+  const double alpha = h["flash_share"]["value"];
+  EXPECT_NEAR(computed / (computed + read), alpha, 0.01);
+  const CommandResult bad = run_strata("run -q '" + exp + "' --set hardware.split=1.5 -o '" + dir.file("b") + "'");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_CONTAINS(bad.err, "hardware.split");
+  EXPECT_EQ(bad.err.find('\n'), bad.err.size() - 1) << bad.err;
+}
+
+}  // namespace
+}  // namespace strata::testing
