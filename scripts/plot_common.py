@@ -245,6 +245,7 @@ _ACRONYMS = {"dram": "DRAM", "edp": "EDP", "ed2p": "ED²P", "noc": "NoC", "sram"
 # suffix -> (unit, factor to the unit's base, prefixes allowed when scaling)
 _SUFFIX_UNITS = [
     ("_gbps", ("B/s", 1e9, "kMGT")),
+    ("_per_s", ("1/s", 1.0, None)),  # a rate (tokens_per_s): not seconds
     ("_mm2", ("mm²", 1.0, None)),
     ("_ns", ("s", 1e-9, "pnµm")),
     ("_us", ("s", 1e-6, "pnµm")),

@@ -142,6 +142,7 @@ double CambriconLlm::weights_op(const Operator& op, const Tensor& w, std::uint64
   const FlashSpec& f = flash.spec();
   const double now = sc_core::sc_time_stamp().to_seconds();
   const double m = op.kind == OpKind::Gemm ? static_cast<double>(op.dim("m")) : 1.0;  // vectors multiplied
+  const double per_byte = 1 / w.bytes_per_element();  // weights a byte of a page holds (INT4: 2)
   const std::uint64_t pages = ceil_div(w.bytes, f.page_bytes);
   const auto dies = static_cast<std::uint64_t>(compute_cores(f));
   const std::uint64_t stripes = ceil_div(pages, dies);
@@ -164,8 +165,9 @@ double CambriconLlm::weights_op(const Operator& op, const Tensor& w, std::uint64
         const int ch = flash.decode(address).channel;
         const std::uint64_t in = fed[static_cast<std::size_t>(ch)] ? 0 : in_bytes;
         fed[static_cast<std::size_t>(ch)] = 1;
-        flash_end = std::max(flash_end, flash.read_compute(address, in, out_bytes,
-                                                           static_cast<double>(bytes) * m / core_macs_per_s_, now));
+        flash_end =
+            std::max(flash_end, flash.read_compute(address, in, out_bytes,
+                                                   static_cast<double>(bytes) * per_byte * m / core_macs_per_s_, now));
         flash_->count_direct(1, in + out_bytes);
         moved += in + out_bytes;
         computed += bytes;
@@ -180,12 +182,13 @@ double CambriconLlm::weights_op(const Operator& op, const Tensor& w, std::uint64
     }
   }
   link_bytes(moved);
-  core_mac_->add(static_cast<std::uint64_t>(static_cast<double>(computed) * m));
-  npu_mac_->add(static_cast<std::uint64_t>(static_cast<double>(read) * m));
+  core_mac_->add(static_cast<std::uint64_t>(static_cast<double>(computed) * per_byte * m));
+  npu_mac_->add(static_cast<std::uint64_t>(static_cast<double>(read) * per_byte * m));
   // The NPU multiplies its pages as they arrive: done a page's work after the last one, or
   // when all its work is done if that is later.
-  const double npu_end = std::max(read_end + static_cast<double>(f.page_bytes) * m / npu_macs_per_s_,
-                                  now + static_cast<double>(read) * m / npu_macs_per_s_);
+  const double page_work = static_cast<double>(f.page_bytes) * per_byte * m / npu_macs_per_s_;
+  const double npu_end =
+      std::max(read_end + page_work, now + static_cast<double>(read) * per_byte * m / npu_macs_per_s_);
   return std::max(flash_end, read > 0 ? npu_end : now) - now;
 }
 

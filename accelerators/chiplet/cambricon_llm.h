@@ -2,7 +2,7 @@
 // next to its pages (Cambricon-LLM, Yu, Liang et al., MICRO 2024). The NPU chiplet holds the
 // flash controller; a die-to-die link (`link`, a chip_link) joins it to the flash (`flash`, the
 // nand_flash model); the KV cache lives in a side DRAM (`kv_memory`, LPDDR5X in the presets)
-// behind a DMA engine. Weights (INT8) live in flash.
+// behind a DMA engine. Weights (INT8, or INT4 for W4A16: twice the weights a page) live in flash.
 //
 // It runs the transformer workload's operator graph, operators one after another:
 //   - a GEMV or GEMM with weights: the weights' pages split between the flash's compute cores

@@ -84,30 +84,26 @@ double FlashTimeline::program_page(const FlashAddress& a, std::uint64_t bytes, d
   return plane;
 }
 
-double FlashTimeline::read(std::uint64_t address, std::uint64_t bytes, double arrival) {
+template <typename PageOp>
+double FlashTimeline::each_page(std::uint64_t address, std::uint64_t bytes, double arrival, PageOp op) {
   horizon_ = std::max(horizon_, arrival);
   double done = arrival;
   while (bytes > 0) {
     const FlashAddress a = decode(address);
     const std::uint64_t part = std::min(bytes, s_.page_bytes - a.offset);
-    done = std::max(done, read_page(a, part, arrival));
+    done = std::max(done, (this->*op)(a, part, arrival));
     address += part;
     bytes -= part;
   }
   return done;
 }
 
+double FlashTimeline::read(std::uint64_t address, std::uint64_t bytes, double arrival) {
+  return each_page(address, bytes, arrival, &FlashTimeline::read_page);
+}
+
 double FlashTimeline::program(std::uint64_t address, std::uint64_t bytes, double arrival) {
-  horizon_ = std::max(horizon_, arrival);
-  double done = arrival;
-  while (bytes > 0) {
-    const FlashAddress a = decode(address);
-    const std::uint64_t part = std::min(bytes, s_.page_bytes - a.offset);
-    done = std::max(done, program_page(a, part, arrival));
-    address += part;
-    bytes -= part;
-  }
-  return done;
+  return each_page(address, bytes, arrival, &FlashTimeline::program_page);
 }
 
 double FlashTimeline::erase(std::uint64_t address, double arrival) {

@@ -99,6 +99,9 @@ class FlashTimeline {
   double bus(int channel, double ready, double seconds);  // occupies the bus; returns its end
   double read_page(const FlashAddress& a, std::uint64_t bytes, double arrival);
   double program_page(const FlashAddress& a, std::uint64_t bytes, double arrival);
+  // Runs `op` on each page `bytes` at `address` touch; returns when the last is done.
+  template <typename PageOp>
+  double each_page(std::uint64_t address, std::uint64_t bytes, double arrival, PageOp op);
 
   FlashSpec s_;
   std::vector<BusyCalendar> channels_;

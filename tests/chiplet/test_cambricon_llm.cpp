@@ -72,6 +72,20 @@ TEST(CambriconRuns, DecodeReportsTokensEnergyAndAreaAndSplitsThePages) {
   const double computed = h["flash_pages_computed"]["value"], read = h["flash_pages_read"]["value"];
   const double alpha = h["flash_share"]["value"];
   EXPECT_NEAR(computed / (computed + read), alpha, 0.01);
+  // W4A16: a page holds twice the weights, so half the pages; the same MACs.
+  const CommandResult w4 = run_strata("run -q '" + exp +
+                                      "' --set workload.model.layers=1 --set workload.quant.weights=int4 --set "
+                                      "workload.quant.activations=fp16 -o '" +
+                                      dir.file("w4") + "'");
+  ASSERT_EQ(w4.code, 0) << w4.err;
+  const auto h4 = json_file(dir.file("w4/stats.json"))["hardware"];
+  const double pages4 =
+      h4["flash_pages_computed"]["value"].get<double>() + h4["flash_pages_read"]["value"].get<double>();
+  EXPECT_NEAR(pages4 / (computed + read), 0.5, 0.01);
+  const auto macs = [](const nlohmann::json& hw) {
+    return hw["events"]["flash_core_mac"]["value"].get<double>() + hw["events"]["npu_mac"]["value"].get<double>();
+  };
+  EXPECT_NEAR(macs(h4) / macs(h), 1, 0.01);
   const CommandResult bad = run_strata("run -q '" + exp + "' --set hardware.split=1.5 -o '" + dir.file("b") + "'");
   EXPECT_EQ(bad.code, 2);
   EXPECT_CONTAINS(bad.err, "hardware.split");
