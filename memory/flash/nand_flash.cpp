@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "memory/flash/nand_cost.h"
+#include "memory/flash/outlier_ecc.h"
 #include "sim/kernel.h"
 #include "sim/rounding.h"
 
@@ -48,6 +49,9 @@ const KindSpec& timing_section() {
               .def("1000 MHz"));
     s.add(param::integer("bus_width", "channel bus width in bits").def("8").range("1", "64"));
     s.add(param::integer("command_cycles", "bus transfers of a command with its address").def("7").range("0", "64"));
+    s.add(param::quantity("t_ecc", UnitFamily::Time,
+                          "the on-die ECC unit's decode of a page (with ecc: outlier), after the register move")
+              .def("0 s"));
     s.add(param::boolean("cache_read",
                          "cache reads: a plane starts its next array read once the page reaches the cache register")
               .def("true"));
@@ -66,6 +70,10 @@ KindSpec NandFlash::spec() {
   s.add(param::integer("queue_depth", "requests accepted and not yet answered; more wait for END_REQ")
             .def("256")
             .range("1", "1048576"));
+  s.add(param::choice("ecc", {"none", "outlier"},
+                      "outlier: Cambricon-LLM's outlier-oriented ECC (outlier_ecc.h), stored in the spare area (which "
+                      "must hold it) and decoded on die in timing.t_ecc a page")
+            .def("none"));
   s.slot(SlotSpec{"organization", "channels, chips, dies, planes, blocks, pages", "section", "", true,
                   &organization_section()});
   s.slot(SlotSpec{"timing", "array and channel-bus timing", "section", "", false, &timing_section()});
@@ -95,6 +103,15 @@ FlashSpec flash_spec(const ValidatedNode& cfg) {
   f.bus_bytes_per_s = f.bus_transfers_per_s * static_cast<double>(t.integer("bus_width")) / 8;
   f.command_cycles = static_cast<int>(t.integer("command_cycles"));
   f.cache_read = t.flag("cache_read");
+  if (cfg.params.string("ecc") == "outlier") {
+    // The register move and the decode before the data leave the die.
+    f.t_register += t.quantity("t_ecc");
+    const std::uint64_t need = outlier_ecc_bytes(static_cast<std::int64_t>(f.page_bytes));
+    if (need > f.spare_bytes)
+      throw InputError(o.where("spare"), cfg.path + ".organization.spare",
+                       fmt::format("the outlier ECC of a {} B page needs {} B of spare area, more than {} B",
+                                   f.page_bytes, need, f.spare_bytes));
+  }
   if (f.page_bytes == 0) throw InputError(o.where("page"), cfg.path + ".organization.page", "must be at least 1 B");
   return f;
 }
