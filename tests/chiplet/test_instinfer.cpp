@@ -1,0 +1,40 @@
+// InstInfer (accelerators/chiplet/instinfer.h): a small decode step with its attention offloaded
+// to computational SSDs, through the strata binary.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+namespace strata::testing {
+namespace {
+
+// One layer, hidden 256 in 4 heads, FP16, 1,024 prompt tokens: each drive reads 1/8 of its
+// share of the K and V caches (1,025 x 256 x 2 B each) from flash; the attention's time (query
+// out, flash reads, products, output back) is part of the step; two drives read the same bytes
+// in all, each half, and finish the offloaded attention sooner.
+TEST(InstInferRuns, AttentionRunsOnTheDrivesNextToTheKvCache) {
+  TempDir dir;
+  const std::string exp = source_path("configs/experiments/instinfer-opt13b.yaml");
+  const std::string small = " --set workload.model.layers=1 --set workload.model.hidden=256 --set workload.model.heads=4"
+                            " --set workload.model.ffn_hidden=1024 --set workload.model.vocab=1024";
+  const auto run = [&](const std::string& out, const std::string& sets) {
+    const CommandResult r = run_strata("run -q '" + exp + "'" + small + sets + " -o '" + dir.file(out) + "'");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return std::make_pair(json_file(dir.file(out + "/summary.json")), json_file(dir.file(out + "/stats.json"))["hardware"]);
+  };
+  const auto [s1, h1] = run("one", "");
+  EXPECT_GT(s1["tokens_per_s"].get<double>(), 0);
+  EXPECT_GT(s1["energy_per_token_j"].get<double>(), 0);
+  const double kv = 2 * (1025.0 * 256 * 2) / 8;
+  EXPECT_EQ(h1["csd"]["kv_read_bytes"]["value"].get<double>(), kv);
+  const double attention = h1["csd"]["attention_s"]["value"];
+  EXPECT_GT(attention, 1e-6);  // at least the PCIe latency each way
+  EXPECT_LT(attention, s1["latency_s"].get<double>());
+  const auto [s2, h2] = run("two", " --set hardware.csds=2");
+  EXPECT_NEAR(h2["csd"]["kv_read_bytes"]["value"].get<double>(), kv, 2);
+  EXPECT_LT(h2["csd"]["attention_s"]["value"].get<double>(), attention);
+}
+
+}  // namespace
+}  // namespace strata::testing
