@@ -92,5 +92,24 @@ TEST(CambriconRuns, DecodeReportsTokensEnergyAndAreaAndSplitsThePages) {
   EXPECT_EQ(bad.err.find('\n'), bad.err.size() - 1) << bad.err;
 }
 
+// The die-to-die link's energy per bit by packaging (the technology table's links rows, from the
+// reference sheet: UCIe standard package 0.5 pJ/bit, advanced package 0.25, hybrid bonding
+// 0.05): the same bytes cross it whatever the packaging.
+TEST(CambriconRuns, LinkEnergyPerBitFollowsThePackaging) {
+  TempDir dir;
+  const std::string exp = source_path("configs/experiments/chiplet-cambricon-s-llama7b.yaml");
+  for (const auto& [packaging, pj] : std::vector<std::pair<std::string, double>>{
+           {"ucie_standard", 0.5}, {"ucie_advanced", 0.25}, {"hybrid_bonding", 0.05}}) {
+    const CommandResult r =
+        run_strata("run -q '" + exp + "' --set workload.model.layers=1 --set hardware.link.packaging=" + packaging +
+                   " -o '" + dir.file(packaging) + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto link = json_file(dir.file(packaging + "/stats.json"))["hardware"]["link"];
+    const double bits = 8 * link["bytes"]["value"].get<double>();
+    EXPECT_GT(bits, 0);
+    EXPECT_NEAR(link["energy"]["bit"]["value"].get<double>() / bits, pj * 1e-12, 1e-3 * pj * 1e-12) << packaging;
+  }
+}
+
 }  // namespace
 }  // namespace strata::testing
