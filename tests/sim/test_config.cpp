@@ -115,8 +115,8 @@ TEST_F(ConfigTest, MissingRequiredKeys) {
                   "workload: missing required key 'path'");
   EXPECT_CONTAINS(error_of("name: t\nhardware: {latency: 5 ns}\nworkload: {kind: memory_trace, path: t.trace}\n"),
                   "hardware: missing required key 'kind' (one of: cambricon_llm, chip_link, cube_engine, dma, dram, "
-                  "gnn_accelerator, gpu, nand_flash, noc, npu, package, pim, scratchpad, simple_memory, systolic_array, "
-                  "vector_unit)");
+                  "gnn_accelerator, gpu, instinfer, nand_flash, noc, npu, package, pim, scratchpad, simple_memory, "
+                  "systolic_array, vector_unit)");
 }
 
 TEST_F(ConfigTest, UnknownKindAndMissingTrace) {
