@@ -53,8 +53,7 @@ CambriconLlm::CambriconLlm(sc_core::sc_module_name name, const ValidatedNode& cf
   flash_ = dynamic_cast<NandFlash*>(flash_component_.get());
   if (!flash_)
     throw InputError(cfg.child("flash").loc, cfg.path + ".flash", "cambricon_llm needs a nand_flash here");
-  flash_port_ = std::make_unique<AtInitiator>("flash_port", [](tlm::tlm_generic_payload&, const sc_core::sc_time&) {});
-  bind_at(ctx, flash_port_->socket(), flash_->target_socket(), "flash_port");
+  flash_->direct_controller(ctx);
   link_ = build_part<ChipLink>("link");
   dma_ = build_part<DmaEngine>("dma");
   kv_component_ = build_child("kv_memory");
@@ -104,14 +103,7 @@ CambriconLlm::~CambriconLlm() = default;
 
 void CambriconLlm::load_graph(std::shared_ptr<const OpGraph> graph) {
   graph_ = std::move(graph);
-  for (const OpId id : graph_->topological_order()) {
-    const Operator& op = graph_->op(id);
-    if (op.kind == OpKind::Attention) {
-      tokens_ = static_cast<double>(op.dim("batch") * op.dim("q_len"));
-      break;
-    }
-  }
-  context().report("energy_per_token_j", "totals.energy", "value", 1 / tokens_);
+  tokens_ = report_per_token(*graph_, context());
   if (context().analytic())
     throw InputError(SourceLoc{}, "sim.fidelity", "cambricon_llm has no analytic model yet: run at cycle level");
   sc_core::sc_spawn([this] { run_graph(); }, "graph_runner");

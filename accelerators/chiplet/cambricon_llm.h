@@ -25,6 +25,7 @@
 #include <memory>
 #include <vector>
 
+#include "accelerators/chiplet/decode_step.h"
 #include "accelerators/chiplet/flash_tiling.h"
 #include "sim/component.h"
 #include "sim/ports.h"
@@ -51,11 +52,8 @@ class CambriconLlm : public Component, public GraphTarget {
   double dram_transfer(std::uint64_t bytes, bool write);
   void link_bytes(std::uint64_t bytes);
 
-  class NandFlash* flash_ = nullptr;
+  class NandFlash* flash_ = nullptr;  // driven through its timeline (direct_controller)
   std::unique_ptr<Component> flash_component_;
-  // The flash controller's port to the flash's socket: its operations go through the flash's
-  // timeline (read-computes and sliced reads are not TLM reads), so it sends no request.
-  std::unique_ptr<class AtInitiator> flash_port_;
   std::unique_ptr<class ChipLink> link_;
   std::unique_ptr<Component> kv_component_;
   std::unique_ptr<class DmaEngine> dma_;

@@ -10,7 +10,6 @@
 #include "sim/input_error.h"
 #include "sim/rounding.h"
 #include "sim/sim_context.h"
-#include "sim/tlm_at.h"
 
 namespace strata {
 
@@ -46,9 +45,7 @@ InstInfer::InstInfer(sc_core::sc_module_name name, const ValidatedNode& cfg, Sim
     auto* f = dynamic_cast<NandFlash*>(flash_components_.back().get());
     if (!f) throw InputError(cfg.child("csd_flash").loc, cfg.path + ".csd_flash", "instinfer needs a nand_flash here");
     flashes_.push_back(f);
-    flash_ports_.push_back(
-        std::make_unique<AtInitiator>("flash_port", [](tlm::tlm_generic_payload&, const sc_core::sc_time&) {}));
-    bind_at(ctx, flash_ports_.back()->socket(), f->target_socket(), fmt::format("csd{}_flash_port", i));
+    f->direct_controller(ctx);
     links_.push_back(build_part<ChipLink>("pcie", fmt::format("csd{}_pcie", i)));
   }
   const UnitCost mac = tech().mac("fp16");
@@ -85,7 +82,6 @@ void InstInfer::load_graph(std::shared_ptr<const OpGraph> graph) {
     const bool append = op.kind == OpKind::Copy && !op.outputs.empty() &&
                         graph_->tensor(op.outputs[0]).cls == TensorClass::KvCache;
     if (op.kind == OpKind::Attention) {
-      tokens_ = static_cast<double>(op.dim("batch") * op.dim("q_len"));
       o.kind = OpKind::SendRecv;
       o.dims = {{"elements", output_elements(op, 0)}};
       o.inputs = {op.inputs.at(0)};
@@ -101,7 +97,7 @@ void InstInfer::load_graph(std::shared_ptr<const OpGraph> graph) {
     const OpId added = host->add_op(std::move(o));
     if (op.kind == OpKind::Attention || append) original_[added] = id;
   }
-  context().report("energy_per_token_j", "totals.energy", "value", 1 / tokens_);
+  tokens_ = report_per_token(*graph_, context());
   host_->join_package(*this, 0);
   host_->load_graph(host);
 }

@@ -19,6 +19,7 @@
 #include <memory>
 #include <vector>
 
+#include "accelerators/chiplet/decode_step.h"
 #include "accelerators/package/package_device.h"
 #include "sim/component.h"
 
@@ -44,8 +45,7 @@ class InstInfer : public Component, public GraphTarget, public CollectiveHost {
   PackageDevice* host_ = nullptr;
   GraphTarget* host_graph_target_ = nullptr;
   std::vector<std::unique_ptr<Component>> flash_components_;
-  std::vector<class NandFlash*> flashes_;
-  std::vector<std::unique_ptr<class AtInitiator>> flash_ports_;  // bound, unused: the engine books the timeline
+  std::vector<class NandFlash*> flashes_;  // driven through their timelines (direct_controller)
   std::vector<std::unique_ptr<class ChipLink>> links_;
   std::shared_ptr<const OpGraph> graph_;  // the workload's
   std::map<OpId, OpId> original_;         // host graph's offloaded operators -> the workload's

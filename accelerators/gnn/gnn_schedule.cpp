@@ -17,17 +17,6 @@ constexpr double kIndexBytes = 4;  // an int32 column (or row) id
 
 }  // namespace
 
-std::uint64_t blocks_touched(const DmaDescriptor& d, std::uint64_t access_bytes) {
-  if (d.row_bytes == 0 || access_bytes == 0) return 0;
-  const std::uint64_t stride = d.stride == 0 ? d.row_bytes : d.stride;
-  std::uint64_t blocks = 0;
-  for (std::uint64_t r = 0; r < d.rows; ++r) {
-    const std::uint64_t first = d.address + r * stride;
-    blocks += (first + d.row_bytes - 1) / access_bytes - first / access_bytes + 1;
-  }
-  return blocks;
-}
-
 GnnTotals GnnSchedule::totals(std::uint64_t access_bytes) {
   GnnTotals t;
   GnnStep s;
@@ -37,7 +26,7 @@ GnnTotals GnnSchedule::totals(std::uint64_t access_bytes) {
     for (const auto* list : {&s.reads, &s.writes})
       for (const auto& d : *list) {
         (d.write ? t.write_bytes : t.read_bytes) += d.bytes();
-        t.accesses += blocks_touched(d, access_bytes);
+        t.accesses += aligned_blocks(d, access_bytes);
       }
     t.compute_cycles += s.compute_cycles;
   }

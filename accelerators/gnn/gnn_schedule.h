@@ -83,11 +83,8 @@ struct OnChip {
 
 struct GnnTotals {
   std::uint64_t steps = 0, read_bytes = 0, write_bytes = 0, compute_cycles = 0;
-  std::uint64_t accesses = 0;  // access_bytes-aligned blocks the reads and writes touch
+  std::uint64_t accesses = 0;  // access_bytes-aligned blocks the reads and writes touch (aligned_blocks)
 };
-
-// The access_bytes-aligned blocks `d` touches: a DRAM access each, as these papers count them.
-std::uint64_t blocks_touched(const DmaDescriptor& d, std::uint64_t access_bytes);
 
 // A step generator: next() fills the next step, false at the end; totals() walks a copy,
 // counting accesses of `access_bytes` when given.

@@ -184,6 +184,15 @@ void NandFlash::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& dela
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+FlashTimeline& NandFlash::direct_controller(SimContext& ctx) {
+  if (!idle_controller_) {
+    idle_controller_ =
+        std::make_unique<AtInitiator>("controller", [](tlm::tlm_generic_payload&, const sc_core::sc_time&) {});
+    bind_at(ctx, idle_controller_->socket(), port_.socket(), std::string(basename()) + "_controller");
+  }
+  return timeline_;
+}
+
 void NandFlash::count_direct(std::uint64_t pages, std::uint64_t channel_bytes) {
   page_read_.add(pages);
   io_bit_.add(8 * channel_bytes);

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "memory/flash/flash_timeline.h"
 #include "sim/component.h"
@@ -39,7 +40,10 @@ class NandFlash : public Component, public MemoryTarget, public AnalyticMemory {
   void account_analytic(const AnalyticTransfer& t) override;
   void finalize(const sc_core::sc_time& end) override;
 
-  // For a flash controller that schedules its own operations (read-computes, sliced reads).
+  // For a flash controller that schedules its own operations (read-computes, sliced reads)
+  // through timeline() and so sends no TLM request: binds the socket to an idle initiator the
+  // flash keeps (SystemC needs every socket bound).
+  FlashTimeline& direct_controller(SimContext& ctx);
   FlashTimeline& timeline() { return timeline_; }
   // Counts the pages sensed and the channel bytes of operations a controller scheduled through
   // timeline() (it prices its own arithmetic).
@@ -52,6 +56,7 @@ class NandFlash : public Component, public MemoryTarget, public AnalyticMemory {
   double serve(bool write, std::uint64_t address, std::uint64_t bytes, double arrival);  // done (s)
 
   AtTarget port_;
+  std::unique_ptr<AtInitiator> idle_controller_;
   FlashTimeline timeline_;
   std::size_t queue_depth_;
   std::size_t inflight_ = 0;

@@ -139,19 +139,21 @@ void DmaEngine::complete(Request& r, const sc_core::sc_time& at) {
   }
 }
 
-std::uint64_t DmaEngine::requests_of(const DmaDescriptor& d) const {
-  if (d.bytes() == 0) return 0;
-  // Requests of one row: the burst-aligned windows it touches.
-  const auto row_requests = [this, &d](std::uint64_t address) {
-    return (address + d.row_bytes - 1) / burst_ - address / burst_ + 1;
+std::uint64_t aligned_blocks(const DmaDescriptor& d, std::uint64_t block) {
+  if (d.bytes() == 0 || block == 0) return 0;
+  // One row's windows.
+  const auto row_blocks = [block, &d](std::uint64_t address) {
+    return (address + d.row_bytes - 1) / block - address / block + 1;
   };
   const std::uint64_t stride = d.stride == 0 ? d.row_bytes : d.stride;
   // Rows that start at the same offset in their window take the same number.
-  if (d.rows == 1 || stride % burst_ == 0) return d.rows * row_requests(d.address);
-  std::uint64_t requests = 0;
-  for (std::uint64_t r = 0; r < d.rows; ++r) requests += row_requests(d.address + r * stride);
-  return requests;
+  if (d.rows == 1 || stride % block == 0) return d.rows * row_blocks(d.address);
+  std::uint64_t blocks = 0;
+  for (std::uint64_t r = 0; r < d.rows; ++r) blocks += row_blocks(d.address + r * stride);
+  return blocks;
 }
+
+std::uint64_t DmaEngine::requests_of(const DmaDescriptor& d) const { return aligned_blocks(d, burst_); }
 
 void DmaEngine::account_analytic(const DmaDescriptor& d, double start_s, double end_s) {
   descriptors_.add();

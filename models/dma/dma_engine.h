@@ -27,6 +27,10 @@ struct DmaDescriptor {
   std::uint64_t bytes() const { return rows * row_bytes; }
 };
 
+// The `block`-aligned windows `d`'s rows touch: the requests a DMA with that burst issues for it
+// (and the DRAM accesses papers count in 64 B blocks).
+std::uint64_t aligned_blocks(const DmaDescriptor& d, std::uint64_t block);
+
 inline constexpr const char* kDmaRole = "dma";
 
 class DmaEngine : public Component, public tlm::tlm_mm_interface {
