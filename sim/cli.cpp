@@ -30,6 +30,7 @@
 #include "sim/sweep/sweep_driver.h"
 #include "sim/text.h"
 #include "sim/units.h"
+#include "sim/validation/validate_command.h"
 #include "sim/workload.h"
 
 #ifndef STRATA_VERSION
@@ -304,6 +305,22 @@ int run_cli(int argc, char** argv, const Registry& registry) {
   sweep->add_flag("--no-progress", sweep_progress_off, "never show progress");
 
   std::string collect_dir;
+  ValidateOptions validate_opts;
+  CLI::App* validate = app.add_subcommand(
+      "validate", "run the reference checks of configs/validation/ and write a validation report (exit 3: some fail)");
+  validate
+      ->add_option(
+          "--suite", validate_opts.suites,
+          "suites to run: dram, npu, tech, gpu, pim, gnn, chiplet or all (default; comma-separated or repeated)")
+      ->delimiter(',');
+  validate->add_flag("--quick", validate_opts.quick, "only the checks marked quick (seconds; what CI runs)");
+  validate->add_option("-o,--output", validate_opts.output, "report directory (default results/validation/)");
+  validate->add_option("-j,--jobs", validate_opts.jobs, "runs at once (default the number of cores)")
+      ->check(CLI::Range(1, 4096));
+  validate->add_option("--checks", validate_opts.checks_dir, "directory of suite files (default configs/validation/)");
+  bool validate_no_plots = false;
+  validate->add_flag("--no-plots", validate_no_plots, "write the tables only");
+
   CLI::App* collect = app.add_subcommand("collect", "rebuild a sweep's results.csv, results.sqlite and pareto.csv from its points");
   collect->add_option("dir", collect_dir, "sweep directory")->required();
 
@@ -400,6 +417,12 @@ int run_cli(int argc, char** argv, const Registry& registry) {
       sweep_opts.progress = progress_mode(sweep_progress_on, sweep_progress_off);
       sweep_opts.interrupt = &interrupt_flag();
       return run_sweep(sweep_file, sweep_opts, registry);
+    }
+    if (validate->parsed()) {
+      validate_opts.plots = !validate_no_plots;
+      std::vector<std::string> words(argv + 1, argv + argc);
+      validate_opts.command = fmt::format("strata {}", fmt::join(words, " "));
+      return run_validate(validate_opts, registry);
     }
     if (collect->parsed()) return collect_sweep(collect_dir);
     if (sweep_task->parsed()) return run_sweep_task(task_dir, task_round, task_index);

@@ -177,4 +177,11 @@ std::optional<std::string> closest_match(std::string_view word, const std::vecto
   return best;
 }
 
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 }  // namespace strata

@@ -46,4 +46,7 @@ size_t edit_distance(std::string_view a, std::string_view b);
 // of the word's length in edits, and at least one); used for "did you mean" suggestions.
 std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
+// `s` as one CSV field: quoted (with doubled quotes) when it holds a comma, a quote or a newline.
+std::string csv_field(const std::string& s);
+
 }  // namespace strata

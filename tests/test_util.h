@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/input_error.h"
+#include "sim/validation/validation_catalog.h"
 
 // A GoogleTest check that `haystack` contains `needle`, printing the haystack when it does not.
 #define EXPECT_CONTAINS(haystack, needle) \
@@ -120,5 +121,31 @@ inline CommandResult run_strata(const std::string& args, const std::string& cwd 
   return CommandResult{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(io.file("out")),
                        without_asan_notice(read_file(io.file("err")))};
 }
+
+// A reference check of configs/validation/ (its figure and tolerance live only there: the test
+// and `strata validate` read the same file).
+inline const ValidationCheck& validation_check(const std::string& suite, const std::string& id) {
+  static const std::vector<ValidationSuite> suites = load_validation_suites(source_path("configs/validation"));
+  return find_validation_check(suites, suite, id);
+}
+
+// Runs one of a check's runs through the binary with the command line `strata validate` gives
+// it, writing into `out`; the run's summary and stats, empty when it failed.
+inline ValidationRunResult run_validation(const ValidationRun& run, const std::string& out) {
+  std::string args;
+  for (const std::string& a : run.args(out)) args += " '" + a + "'";
+  const CommandResult r = run_strata(args);
+  if (r.code != 0) {
+    ADD_FAILURE() << "strata" << args << ": " << r.err;
+    return ValidationRunResult{out, nlohmann::json::object(), nlohmann::json::object()};
+  }
+  return read_validation_run(out);
+}
+
+// `model` is within the check's tolerance of its reference.
+#define EXPECT_WITHIN_VALIDATION(check, model)                                                               \
+  EXPECT_TRUE((check).within(model)) << (check).suite << "/" << (check).id << ": " << (model) << " against " \
+                                     << (check).reference << " " << (check).unit << " (tolerance -"          \
+                                     << 100 * (check).below << "% / +" << 100 * (check).above << "%)"
 
 }  // namespace strata::testing

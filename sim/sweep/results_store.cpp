@@ -14,6 +14,7 @@
 #include "sim/results_writer.h"
 #include "sim/sweep/pareto.h"
 #include "sim/sweep/point_runner.h"
+#include "sim/text.h"
 
 namespace fs = std::filesystem;
 
@@ -57,13 +58,6 @@ nlohmann::json read_json(const fs::path& p) {
   } catch (const nlohmann::json::exception&) {
     return nlohmann::json();
   }
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 // Summary keys that are not figures of the design (identity, status, wall clock).

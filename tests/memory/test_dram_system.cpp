@@ -33,18 +33,34 @@ json run(const std::string& experiment, const std::vector<std::string>& override
   return json(result.summary);
 }
 
-json run_shipped(const std::string& name, std::vector<std::string> overrides, const std::string& out = "") {
+// Runs the experiment of the DRAM check `id` (configs/validation/dram.yaml) in this process, with
+// the protocol checker on, and holds its figure to the check's reference and tolerance.
+json run_check(const std::string& id, const std::string& out = "") {
+  const strata::ValidationCheck& c = strata::testing::validation_check("dram", id);
+  std::vector<std::string> overrides = c.run->sets;
   overrides.push_back("sim.check_protocol=true");
-  return run(source_path("configs/experiments/" + name + ".yaml"), overrides, out);
+  const json s = run(c.run->experiment, overrides, out);
+  strata::Registry registry;
+  const strata::ValidationRunResult r{out, s, json::object()};
+  EXPECT_WITHIN_VALIDATION(c, strata::validation_figure(c, &r, nullptr, registry));
+  return s;
+}
+
+// The figure of a further check of the same run.
+void expect_check(const std::string& id, const json& summary) {
+  const strata::ValidationCheck& c = strata::testing::validation_check("dram", id);
+  strata::Registry registry;
+  const strata::ValidationRunResult r{"", summary, json::object()};
+  EXPECT_WITHIN_VALIDATION(c, strata::validation_figure(c, &r, nullptr, registry));
 }
 
 }  // namespace
 
+// The references and tolerances of these runs are in configs/validation/dram.yaml, with their
+// sources (`strata validate --suite dram` runs the same checks).
 TEST(DramSystem, Ddr4RandomReproducesThePeers) {
-  // DRAMsim3 20.51 GB/s, Ramulator 2 21.90 GB/s (both within the JEDEC bound).
-  const json s = run_shipped("dram-ddr4-random", {"workload.requests=300000"});
-  EXPECT_GE(s["bandwidth_gbps"].get<double>(), 20.51 * 0.95);
-  EXPECT_LE(s["bandwidth_gbps"].get<double>(), 21.90 * 1.05);
+  const json s = run_check("ddr4-random-ramulator2");
+  expect_check("ddr4-random-dramsim3", s);
   EXPECT_LT(s["row_hit_rate"].get<double>(), 0.01);
   for (const char* key : {"requests", "bandwidth_gbps", "avg_read_latency_ns", "row_hit_rate", "energy_j",
                           "simulated_time_s"})
@@ -53,53 +69,47 @@ TEST(DramSystem, Ddr4RandomReproducesThePeers) {
 }
 
 TEST(DramSystem, Ddr4MixedReadWriteLandsBetweenThePeers) {
-  // Random 64 B requests, a third of them writes, on the same DDR4 setup: DRAMsim3 18.88 GB/s
-  // (at tCK 0.625 ns; 18.73 at its own 0.63), Ramulator 2.1 19.45 GB/s, both measured on one
-  // trace (docs/memory.md, Validation). A row opened for a request of one kind is not closed by
-  // a turn of the write drain before that request is served: about one ACT per request, as in
-  // the peers (before, 12% more ACTs and 17.4 GB/s).
+  // Random 64 B requests, a third of them writes, on the same DDR4 setup (DRAMsim3 at tCK
+  // 0.625 ns; 18.73 GB/s at its own 0.63). A row opened for a request of one kind is not closed
+  // by a turn of the write drain before that request is served: about one ACT per request, as
+  // in the peers (before, 12% more ACTs and 17.4 GB/s).
   TempDir d;
   const auto out = d.file("out");
-  const json s = run_shipped("dram-ddr4-random", {"workload.requests=300000", "workload.read_fraction=0.6667"}, out);
-  EXPECT_GE(s["bandwidth_gbps"].get<double>(), 18.88 * 0.97);
-  EXPECT_LE(s["bandwidth_gbps"].get<double>(), 19.45 * 1.03);
+  const json s = run_check("ddr4-mixed-dramsim3", out);
+  expect_check("ddr4-mixed-ramulator2", s);
   const json stats = strata::testing::json_file(out + "/stats.json");
   EXPECT_LE(stats["hardware"]["commands"]["ACT"]["value"].get<double>(), 300000 * 1.01);
   EXPECT_GT(stats["hardware"]["commands"]["WR"]["value"].get<double>(), 90000);
 }
 
 TEST(DramSystem, Ddr4StreamWithXorMappingReproducesRamulator) {
-  const json s = run_shipped("dram-ddr4-stream", {"workload.requests=300000"});
-  EXPECT_NEAR(s["bandwidth_gbps"].get<double>(), 24.09, 0.05 * 24.09);  // Ramulator 2, MOP4CLXOR
+  const json s = run_check("ddr4-stream-ramulator2");
   EXPECT_GT(s["row_hit_rate"].get<double>(), 0.9);
 }
 
 TEST(DramSystem, Hbm2StreamReproducesThePeersAndDramsim3Energy) {
-  // DRAMsim3 235.7 GB/s, Ramulator 2 (MOP4CLXOR) 222.3 GB/s; DRAMsim3 1.96 pJ/bit.
-  const json s = run_shipped("dram-hbm2-stream", {"workload.requests=600000"});
-  EXPECT_GE(s["bandwidth_gbps"].get<double>(), 222.3 * 0.95);
-  EXPECT_LE(s["bandwidth_gbps"].get<double>(), 235.7 * 1.05);
-  EXPECT_NEAR(s["energy_pj_per_bit"].get<double>(), 1.96, 0.10 * 1.96);
+  const json s = run_check("hbm2-stream-dramsim3");
+  expect_check("hbm2-stream-ramulator2", s);
+  expect_check("hbm2-stream-energy-dramsim3", s);
+}
+
+TEST(DramSystem, Hbm3StreamReproducesRamulator) {
+  const json s = run_check("hbm3-stream-ramulator2");
+  EXPECT_GT(s["row_hit_rate"].get<double>(), 0.9);
 }
 
 // 16 pseudo-channels behind one front end, random rows: no request may wait for an unrelated
 // event (a regression: a request that waited for another's row hit once slept until refresh).
 // One channel alone reaches the bound within 10% (test_dram.cpp); behind one front end a full
 // channel's queue holds the others up (head-of-line blocking, as in the peers' front ends), so
-// here the floor is 80%. Peers: Ramulator 2 71.8 GB/s, DRAMsim3 61.8 GB/s.
+// the floor is 80% of the bound: per pseudo-channel min(16 / tRC, 4 / tFAW, 1 / tRRD_S) = 0.25
+// ACT per cycle of 32 B at 1 GHz, times 16, less refresh (350 / 3900): 116.5 GB/s.
 TEST(DramSystem, Hbm2RandomApproachesTheActivateBoundBehindOneFrontEnd) {
-  const json s = run_shipped("dram-hbm2-stream", {"workload.requests=200000", "workload.pattern=random"});
-  // Per pseudo-channel min(16 / tRC, 4 / tFAW, 1 / tRRD_S) = 0.25 ACT per cycle of 32 B at
-  // 1 GHz, times 16, less refresh (350 / 3900): 116.5 GB/s.
-  EXPECT_GE(s["bandwidth_gbps"].get<double>(), 0.80 * 116.5);
-  EXPECT_LE(s["bandwidth_gbps"].get<double>(), 116.5);
+  const json s = run_check("hbm2-random-activate-bound");
   EXPECT_LT(s["p99_read_latency_ns"].get<double>(), 1000);
 }
 
-TEST(DramSystem, Lpddr5RandomReproducesRamulator) {
-  const json s = run_shipped("dram-lpddr5-random", {"workload.requests=100000"});
-  EXPECT_NEAR(s["bandwidth_gbps"].get<double>(), 5.70, 0.05 * 5.70);
-}
+TEST(DramSystem, Lpddr5RandomReproducesRamulator) { run_check("lpddr5-random-ramulator2"); }
 
 // Through the TLM front end: a closed-row read, a hit, a conflict, far apart (no refresh).
 TEST(DramSystem, UnloadedLatencyThroughTlmIsTheJedecFormula) {

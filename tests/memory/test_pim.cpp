@@ -172,6 +172,9 @@ TEST(Pim, GemvThroughputMatchesItsClosedForm) {
   const double predicted = busy / (1.0 - static_cast<double>(t.tRFC + t.tRCD + t.tRPab) / t.tREFI);
   const double cycles = static_cast<double>(run.cycles());
   EXPECT_NEAR(cycles, predicted, 0.05 * predicted) << "simulated " << cycles << ", closed form " << predicted;
+  // The closed form's throughput is the reference of `strata validate`'s check of the example.
+  const auto& check = strata::testing::validation_check("pim", "hbm-pim-gemv-4096");
+  EXPECT_NEAR(2.0 * n * k / (predicted * f.device->dram().tck_s) * 1e-12, check.reference, 5e-4);
   const double peak = units * f.pim.lanes * 2 / (f.pim.timing.tMAC * f.device->dram().tck_s);
   const double achieved = 2.0 * n * k / (cycles * f.device->dram().tck_s);
   EXPECT_NEAR(peak, 1.024e12, 1e9);  // 128 units x 16 lanes x 2 FLOP / 4 ns (reference 1.5: 8 GFLOP/s per unit)

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/registry.h"
 #include "test_util.h"
 
 namespace strata::testing {
@@ -41,6 +42,18 @@ TEST(PimRuns, GemvExampleReportsThroughputAndSpeedupAndTheAnalyticFidelityAgrees
               0.10 * cycle["energy_j"].get<double>());
   EXPECT_GT(cycle["energy_j"].get<double>(), 0);
   EXPECT_GT(cycle["area_mm2"].get<double>(), 0);
+}
+
+// The shipped GEMV at 4096^2 and 8192^2 against the closed form of the bank-parallel schedule
+// (configs/validation/pim.yaml; Pim.GemvThroughputMatchesItsClosedForm derives it).
+TEST(PimRuns, GemvThroughputLandsOnTheClosedForm) {
+  TempDir dir;
+  Registry registry;
+  for (const char* id : {"hbm-pim-gemv-4096", "hbm-pim-gemv-8192"}) {
+    const ValidationCheck& check = validation_check("pim", id);
+    const ValidationRunResult r = run_validation(*check.run, dir.file(id));
+    EXPECT_WITHIN_VALIDATION(check, validation_figure(check, &r, nullptr, registry));
+  }
 }
 
 // PIM-GPT runs every matrix product in the banks (attention's too) and the norms, GELU and

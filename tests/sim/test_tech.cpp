@@ -21,17 +21,34 @@ using strata::TechTable;
 constexpr double pJ = 1e-12, um2 = 1e-6;
 
 // The device sections the built-in folders register (DRAM, NAND, links, router).
-const strata::TechSections& sections() {
+const strata::Registry& registry() {
   static const strata::Registry* r = [] {
     auto* reg = new strata::Registry;
     strata::register_builtin_kinds(*reg);
     return reg;
   }();
-  return r->tech_sections();
+  return *r;
 }
+const strata::TechSections& sections() { return registry().tech_sections(); }
 
 std::shared_ptr<const TechTable> table(const std::string& name) {
   return TechTable::load(name, {}, "tech", sections());
+}
+
+// Holds every check of configs/validation/tech.yaml that names `test` to its reference and
+// tolerance (the figures live there, with their sources); returns how many there were.
+int expect_tech_checks(const std::string& test) {
+  int n = 0;
+  for (const auto& suite : strata::load_validation_suites(strata::testing::source_path("configs/validation")))
+    for (const auto& c : suite.checks)
+      if (suite.name == "tech" && c.test == test) {
+        EXPECT_WITHIN_VALIDATION(c, strata::validation_figure(c, nullptr, nullptr, registry()));
+        if (!c.tech->op.empty()) {
+          EXPECT_TRUE(table(c.tech->node)->op_is_own(c.tech->op)) << c.id << ": not the table's own figure";
+        }
+        ++n;
+      }
+  return n;
 }
 
 TEST(Tech, BuiltinNodesLoadFinestLast) {
@@ -46,21 +63,10 @@ TEST(Tech, BuiltinNodesLoadFinestLast) {
 // Horowitz, ISSCC 2014 (45 nm, 0.9 V): every published energy exactly, and the areas quoted
 // with it.
 TEST(Tech, Table45nmReproducesHorowitzExactly) {
+  // Nine operations' energy and area exactly, and 64-bit reads of 8 KB and 32 KB SRAMs exactly,
+  // 1 MB within the fit's stated 14%.
+  EXPECT_EQ(expect_tech_checks("Tech.Table45nmReproducesHorowitzExactly"), 21);
   const auto t = table("45nm");
-  const std::map<std::string, std::pair<double, double>> published = {
-      {"add.int8", {0.03, 36}},   {"add.int16", {0.05, 69.7}}, {"add.int32", {0.1, 137}},   {"add.fp16", {0.4, 1360}},
-      {"add.fp32", {0.9, 4184}},  {"mul.int8", {0.2, 282}},    {"mul.int32", {3.1, 3495}},  {"mul.fp16", {1.1, 1640}},
-      {"mul.fp32", {3.7, 7700}}};
-  for (const auto& [op, v] : published) {
-    SCOPED_TRACE(op);
-    EXPECT_DOUBLE_EQ(t->op(op).energy_j, v.first * pJ);
-    EXPECT_DOUBLE_EQ(t->op(op).area_mm2, v.second * um2);
-    EXPECT_TRUE(t->op_is_own(op));
-  }
-  // SRAM: 64-bit reads of 8 KB and 32 KB exactly; 1 MB within the fit's stated 14%.
-  EXPECT_NEAR(t->sram(8 * 1024, 64, 1).read_j, 10 * pJ, 1e-15);
-  EXPECT_NEAR(t->sram(32 * 1024, 64, 1).read_j, 20 * pJ, 1e-15);
-  EXPECT_NEAR(t->sram(1024 * 1024, 64, 1).read_j, 100 * pJ, 14 * pJ);
   EXPECT_NEAR(t->wire_energy_per_bit_mm(), 0.121 * pJ, 1e-18);
 }
 
@@ -123,9 +129,7 @@ TEST(Tech, NodeScalingReproducesPublished7nmRatios) {
   }
   EXPECT_EQ(checked, 10);
   // SRAM: TPUv4i's 8 KB and 1 MB 64-bit reads from the 7 nm fit; 32 KB within 6%.
-  EXPECT_NEAR(t7->sram(8 * 1024, 64, 1).read_j, 7.5 * pJ, 1e-15);
-  EXPECT_NEAR(t7->sram(1024 * 1024, 64, 1).read_j, 14 * pJ, 0.14 * pJ);
-  EXPECT_NEAR(t7->sram(32 * 1024, 64, 1).read_j, 8.5 * pJ, 0.06 * 8.5 * pJ);
+  EXPECT_EQ(expect_tech_checks("Tech.NodeScalingReproducesPublished7nmRatios"), 3);
   // TPUv4i's headline: 45 -> 7 nm logic energy falls 2.4-4.3x, SRAM 1.3-2.4x (small and mid
   // arrays), DRAM about 1x.
   const double logic = t45->op("mul.fp32").energy_j / t7->op("mul.fp32").energy_j;
