@@ -44,9 +44,9 @@ def scatter(suite, checks, base):
     line = np.geomspace(lo, hi, 50)
     ax.plot(line, line, color="black", linewidth=0.6, zorder=1)
     asserted = [c["tolerance"] for c in checks if c["tolerance"]]
-    if asserted:
-        below = max(t["below"] for t in asserted)
-        above = max(t["above"] for t in asserted)
+    below = max((t["below"] for t in asserted), default=0)
+    above = max((t["above"] for t in asserted), default=0)
+    if below > 0 or above > 0:
         ax.fill_between(line, line * (1 - below), line * (1 + above), color=pc.GREY, alpha=0.35, linewidth=0,
                         label=f"widest tolerance (-{100 * below:g}% / +{100 * above:g}%)", zorder=0)
     for status, (colour, marker, label) in STYLE.items():

@@ -23,7 +23,8 @@ struct ValidationOutcome {
 
 struct ValidationSuiteSummary {
   int checks = 0, passed = 0, failed = 0, reported = 0, errors = 0;
-  std::optional<double> mape;       // mean |error| over the checks with a figure
+  // Over the asserted checks with a figure (reported ones show their error only in the table).
+  std::optional<double> mape;       // mean |error|
   std::optional<double> max_error;  // largest |error|
   // Pearson's r of log10(model) against log10(reference): figures span decades. Needs 3 checks
   // with positive figures and references that are not all equal.
