@@ -203,8 +203,8 @@ std::optional<double> stats_value(const nlohmann::json& root, const std::string&
 }
 
 // A name of a metric: a summary key, `stats.PATH`, or either after `baseline.`.
-std::optional<ExprValue> lookup(const std::string& name, const ValidationRunResult* run,
-                                const ValidationRunResult* baseline) {
+std::optional<ExprValue> metric_value(const std::string& name, const ValidationRunResult* run,
+                                      const ValidationRunResult* baseline) {
   const ValidationRunResult* r = run;
   std::string n = name;
   if (n.rfind("baseline.", 0) == 0) r = baseline, n = n.substr(9);
@@ -348,7 +348,7 @@ double validation_figure(const ValidationCheck& check, const ValidationRunResult
   if (!run) throw InputError(check.loc, check.id, "has no run result");
   if (check.report) return csv_cell(check, *run);
   const Expression e(check.metric, check.loc, "metric");
-  return e.eval([&](const std::string& name) { return lookup(name, run, baseline); });
+  return e.eval([&](const std::string& name) { return metric_value(name, run, baseline); });
 }
 
 }  // namespace strata

@@ -11,7 +11,7 @@
 namespace strata {
 namespace {
 
-std::string number(double v) { return fmt::format("{:.6g}", v); }
+std::string figure_text(double v) { return fmt::format("{:.6g}", v); }
 std::string percent(double fraction) { return fmt::format("{:+.2f}%", 100 * fraction); }
 
 std::string tolerance_text(const ValidationCheck& c) {
@@ -91,9 +91,9 @@ std::string validation_csv(const ValidationReportInput& in) {
   for (const ValidationOutcome& o : in.outcomes) {
     const ValidationCheck& c = *o.check;
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", c.suite, c.id, csv_field(c.what),
-                       o.model ? number(*o.model) : "", number(c.reference), csv_field(c.unit),
-                       o.model ? number(c.error(*o.model)) : "", c.asserted ? number(c.below) : "",
-                       c.asserted ? number(c.above) : "", o.status, csv_field(c.source), csv_field(c.test));
+                       o.model ? figure_text(*o.model) : "", figure_text(c.reference), csv_field(c.unit),
+                       o.model ? figure_text(c.error(*o.model)) : "", c.asserted ? figure_text(c.below) : "",
+                       c.asserted ? figure_text(c.above) : "", o.status, csv_field(c.source), csv_field(c.test));
   }
   return out;
 }
@@ -163,9 +163,12 @@ std::string validation_markdown(const ValidationReportInput& in) {
     for (const ValidationOutcome& o : mine) {
       const ValidationCheck& c = *o.check;
       md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", c.id, cell(c.what),
-                        o.model ? number(*o.model) : "–", number(c.reference), cell(c.unit),
+                        o.model ? figure_text(*o.model) : "–", figure_text(c.reference), cell(c.unit),
                         o.model ? percent(c.error(*o.model)) : "–", tolerance_text(c),
-                        o.status == "error" ? "**error**" : o.status == "fail" ? "**fail**" : o.status, cell(c.source));
+                        o.status == "error"  ? "**error**"
+                        : o.status == "fail" ? "**fail**"
+                                             : o.status,
+                        cell(c.source));
       if (!c.note.empty()) notes += fmt::format("- **{}**: {}\n", c.id, c.note);
       if (!o.message.empty()) notes += fmt::format("- **{}** (error): {}\n", c.id, o.message);
     }
