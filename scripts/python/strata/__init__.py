@@ -6,6 +6,7 @@ results into pandas DataFrames, and draw figures with the code behind `strata pl
     r.summary["latency_s"], r.stats.loc["hardware.bandwidth", "value"]
     df = strata.sweep("configs/sweeps/npu-array-quant.yaml", output="/tmp/naq", jobs=2)
     strata.plot("pareto", "/tmp/naq", x="latency_s", y="energy_j", label="quant")
+    checks = strata.validate("dram", quick=True)  # the reference checks, one row each
 
 See docs/python.md.
 """
@@ -18,9 +19,10 @@ from .plots import pareto_front, plot
 from .runs import Result, config, config_hash, run
 from .stats import stats_frame
 from .sweeps import collect, sweep
+from .validation import validate
 
 __all__ = [
     "StrataError", "StrataWarning", "Result", "run", "config", "config_hash", "sweep", "collect",
-    "load", "stats_frame", "plot", "plot_kinds", "pareto_front", "find_binary", "to_yaml",
+    "load", "stats_frame", "plot", "plot_kinds", "pareto_front", "find_binary", "to_yaml", "validate",
 ]
 __version__ = "0.1.0"
