@@ -114,6 +114,11 @@ int run_validate(const ValidateOptions& options, const Registry& registry) {
   if (checks.empty())
     throw InputError(SourceLoc{"strata validate"}, "--quick", "the chosen suites have no quick checks");
   check_result_dir(options.output, "-o");
+  // A previous report in the directory is replaced whole (its runs and figures of suites not
+  // chosen now included); a directory that holds no report is left as it is but for ours.
+  if (fs::exists(fs::path(options.output) / "validation.json"))
+    for (const char* part : {"runs", "plots", "validation.json", "validation.csv", "report.md"})
+      fs::remove_all(fs::path(options.output) / part);
 
   // One run per distinct command line: checks that read the same run share it.
   std::vector<PlannedRun> runs;

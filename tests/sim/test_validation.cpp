@@ -152,6 +152,10 @@ TEST(ValidationCli, WritesTablesAndFiguresAndExitsThreeWhenACheckMisses) {
   EXPECT_EQ(q["suites"][0]["summary"]["checks"], 2);
   EXPECT_EQ(q["suites"][0]["summary"]["failed"], 1);
   EXPECT_FALSE(q["passed"].get<bool>());
+  // The earlier report was replaced whole: no figures, no run of the check left out.
+  EXPECT_FALSE(fs::exists(out + "/plots"));
+  EXPECT_FALSE(fs::exists(out + "/runs/demo/bytes-per-request-baseline"));
+  EXPECT_TRUE(fs::exists(out + "/runs/demo/requests/summary.json"));
 }
 
 TEST(ValidationCli, BadInputExitsTwoWithOneLineAndWritesNothing) {
