@@ -220,16 +220,14 @@ ProgressMode progress_mode(bool on, bool off) { return on ? ProgressMode::On : o
 // `strata plot KIND DIR [options]`: the plotting scripts (python3 + matplotlib) do the work.
 int cmd_plot(const std::string& kind, const std::vector<std::string>& args) {
   namespace fs = std::filesystem;
-  const char* env = std::getenv("STRATA_SCRIPTS");
-  const fs::path scripts = env && *env ? fs::path(env) : fs::path(STRATA_SOURCE_DIR) / "scripts";
+  const fs::path scripts = scripts_dir();
   const fs::path script = scripts / fmt::format("plot_{}.py", kind);
   if (!fs::exists(script))
     throw InputError(
         SourceLoc{"strata plot"}, "kind",
         fmt::format("no plot '{}' (kinds: pareto, breakdown, roofline, heatmap, line, normalized; scripts in {})", kind,
                     scripts.string()));
-  // Debian's interpreter has python3-matplotlib; a python3 earlier on PATH may not.
-  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  const std::string python = script_python();
   std::vector<std::string> argv_s = {python, script.string()};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv = exec_argv(argv_s);

@@ -1,6 +1,8 @@
 #include "sim/process.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 #include <fcntl.h>
@@ -13,6 +15,13 @@
 extern char** environ;
 
 namespace strata {
+
+std::string scripts_dir() {
+  const char* env = std::getenv("STRATA_SCRIPTS");
+  return env && *env ? std::string(env) : (std::filesystem::path(STRATA_SOURCE_DIR) / "scripts").string();
+}
+
+std::string script_python() { return std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3"; }
 
 std::vector<char*> exec_argv(std::vector<std::string>& args) {
   std::vector<char*> argv;

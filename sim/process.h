@@ -17,6 +17,13 @@ struct ProcessResult {
 // outlive it).
 std::vector<char*> exec_argv(std::vector<std::string>& args);
 
+// Where Strata's Python scripts (scripts/plot_*.py) are: $STRATA_SCRIPTS, else the source tree's
+// scripts/.
+std::string scripts_dir();
+// The interpreter that runs them: Debian's python3, which has python3-matplotlib (a python3
+// earlier on PATH may not).
+std::string script_python();
+
 // Runs `program` (looked up on PATH) with `args` in `cwd` (default: this process's) and waits.
 ProcessResult run_process(const std::string& program, const std::vector<std::string>& args, const std::string& cwd = "");
 

@@ -18,10 +18,6 @@
 #include "sim/validation/validation_catalog.h"
 #include "sim/validation/validation_report.h"
 
-#ifndef STRATA_SOURCE_DIR
-#define STRATA_SOURCE_DIR "."
-#endif
-
 namespace strata {
 namespace fs = std::filesystem;
 namespace {
@@ -90,11 +86,8 @@ void execute(std::vector<PlannedRun>& runs, int jobs) {
 }
 
 void draw_plots(const std::string& out) {
-  const char* env = std::getenv("STRATA_SCRIPTS");
-  const fs::path script = (env && *env ? fs::path(env) : fs::path(STRATA_SOURCE_DIR) / "scripts") / "plot_validation.py";
-  // Debian's interpreter has python3-matplotlib; a python3 earlier on PATH may not.
-  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  const ProcessResult p = run_process(python, {script.string(), out});
+  const fs::path script = fs::path(scripts_dir()) / "plot_validation.py";
+  const ProcessResult p = run_process(script_python(), {script.string(), out});
   if (p.exit_code != 0)
     throw std::runtime_error(fmt::format("validate: the plots failed ({}): {}", script.string(), last_line(p.output)));
 }
@@ -178,9 +171,7 @@ int run_validate(const ValidateOptions& options, const Registry& registry) {
   fmt::print("{:<10} {:>6} {:>6} {:>6} {:>8} {:>6} {:>9} {:>9}\n", "suite", "checks", "passed", "failed", "reported",
              "errors", "MAPE", "max err");
   for (const ValidationSuite* s : suites) {
-    std::vector<ValidationOutcome> mine;
-    for (const ValidationOutcome& o : in.outcomes)
-      if (o.check->suite == s->name) mine.push_back(o);
+    const std::vector<ValidationOutcome> mine = suite_outcomes(in, s->name);
     if (mine.empty()) continue;
     const ValidationSuiteSummary sum = summarize(mine);
     bad += sum.failed + sum.errors;

@@ -35,9 +35,7 @@ std::optional<double> pearson(const std::vector<double>& x, const std::vector<do
 template <class F>
 void for_suite(const ValidationReportInput& in, F&& f) {
   for (const ValidationSuite* s : in.suites) {
-    std::vector<ValidationOutcome> mine;
-    for (const ValidationOutcome& o : in.outcomes)
-      if (o.check->suite == s->name) mine.push_back(o);
+    const std::vector<ValidationOutcome> mine = suite_outcomes(in, s->name);
     f(*s, mine, summarize(mine));
   }
 }
@@ -56,6 +54,13 @@ std::string cell(const std::string& s) {
 }
 
 }  // namespace
+
+std::vector<ValidationOutcome> suite_outcomes(const ValidationReportInput& in, const std::string& suite) {
+  std::vector<ValidationOutcome> out;
+  for (const ValidationOutcome& o : in.outcomes)
+    if (o.check->suite == suite) out.push_back(o);
+  return out;
+}
 
 std::string validation_status(const ValidationCheck& check, double model) {
   if (!check.asserted) return "reported";

@@ -43,6 +43,9 @@ struct ValidationReportInput {
   std::string command;  // as the user would type it
 };
 
+// The outcomes of one suite's checks, in check order.
+std::vector<ValidationOutcome> suite_outcomes(const ValidationReportInput& in, const std::string& suite);
+
 std::string validation_csv(const ValidationReportInput& in);
 nlohmann::ordered_json validation_json(const ValidationReportInput& in);
 std::string validation_markdown(const ValidationReportInput& in);

@@ -20,7 +20,7 @@ if grep -Eq '^STRATA_(SANITIZE|FUZZ):BOOL=(ON|TRUE|1)$' "$cache"; then
 fi
 
 cmake="${CMAKE:-cmake}"  # CTest passes the cmake that configured the build
-tmp="$(mktemp -d "${TMPDIR:-/tmp}/strata-external-XXXXXX")"
+tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 prefix="$tmp/prefix"
 

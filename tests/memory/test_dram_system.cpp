@@ -33,25 +33,23 @@ json run(const std::string& experiment, const std::vector<std::string>& override
   return json(result.summary);
 }
 
-// Runs the experiment of the DRAM check `id` (configs/validation/dram.yaml) in this process, with
-// the protocol checker on, and holds its figure to the check's reference and tolerance.
-json run_check(const std::string& id, const std::string& out = "") {
-  const strata::ValidationCheck& c = strata::testing::validation_check("dram", id);
-  std::vector<std::string> overrides = c.run->sets;
-  overrides.push_back("sim.check_protocol=true");
-  const json s = run(c.run->experiment, overrides, out);
-  strata::Registry registry;
-  const strata::ValidationRunResult r{out, s, json::object()};
-  EXPECT_WITHIN_VALIDATION(c, strata::validation_figure(c, &r, nullptr, registry));
-  return s;
-}
-
-// The figure of a further check of the same run.
+// Holds `summary`'s figure to the DRAM check `id` (configs/validation/dram.yaml).
 void expect_check(const std::string& id, const json& summary) {
   const strata::ValidationCheck& c = strata::testing::validation_check("dram", id);
   strata::Registry registry;
   const strata::ValidationRunResult r{"", summary, json::object()};
   EXPECT_WITHIN_VALIDATION(c, strata::validation_figure(c, &r, nullptr, registry));
+}
+
+// Runs the experiment of the DRAM check `id` in this process, with the protocol checker on, and
+// holds its figure to the check's reference and tolerance.
+json run_check(const std::string& id, const std::string& out = "") {
+  const strata::ValidationCheck& c = strata::testing::validation_check("dram", id);
+  std::vector<std::string> overrides = c.run->sets;
+  overrides.push_back("sim.check_protocol=true");
+  const json s = run(c.run->experiment, overrides, out);
+  expect_check(id, s);
+  return s;
 }
 
 }  // namespace
