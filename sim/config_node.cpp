@@ -1,3 +1,4 @@
+#include "sim/input_file.h"
 #include "sim/config_node.h"
 
 #include <fstream>
@@ -121,8 +122,8 @@ ConfigNode ConfigNode::parse(const std::string& text, const std::string& origin)
 }
 
 ConfigNode ConfigNode::load_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(SourceLoc{path}, "", "cannot open file");
+  std::ifstream in;
+  open_input_file(in, path, "file");
   std::ostringstream text;
   text << in.rdbuf();
   return parse(text.str(), path);

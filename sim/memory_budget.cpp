@@ -1,5 +1,6 @@
 #include "sim/memory_budget.h"
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -46,6 +47,11 @@ std::uint64_t memory_budget() {
   lower_to_rlimit(RLIMIT_AS, budget);
   lower_to_rlimit(RLIMIT_DATA, budget);
   return budget;
+}
+
+std::uint64_t allocated_bytes() {
+  const struct mallinfo2 m = ::mallinfo2();
+  return static_cast<std::uint64_t>(m.uordblks) + static_cast<std::uint64_t>(m.hblkhd);
 }
 
 void require_memory(double bytes, const std::string& what, const SourceLoc& loc, const std::string& key) {

@@ -16,6 +16,10 @@ namespace strata {
 // -v`, a Slurm job's memory limit enforced that way).
 std::uint64_t memory_budget();
 
+// The bytes this process has allocated from the heap now (malloc's arenas and its mmapped
+// blocks): for measuring what one part of a design costs before making many of it.
+std::uint64_t allocated_bytes();
+
 // Throws InputError(loc, key, "<what> needs <bytes>, more than the <budget> ...") when `bytes`
 // exceed memory_budget(). `what` names the thing being built, e.g. "a CSR graph of 2^31 nodes".
 void require_memory(double bytes, const std::string& what, const SourceLoc& loc = {}, const std::string& key = "");

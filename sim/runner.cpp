@@ -184,7 +184,6 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
   }
   // Simulated time plus the spans sim.reuse repeated: the run's length as reported.
   const sc_core::sc_time reported_end = ctx.reported_time()(end);
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (ctx.failure()) throw *ctx.failure();
   const auto interrupt_requested = [&] { return options.interrupt && options.interrupt->load(); };
   const auto leave_marker = [&] {
@@ -216,6 +215,10 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
     energy += e;
     area += a;
   }
+  // The end-of-run accounting is part of the run's cost (a DRAM replays the refreshes of a long
+  // idle stretch here), and a signal during it stops the run like one during the simulation.
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (interrupt_requested()) return leave_marker();
   StatsRegistry& stats = ctx.stats();
   const double length = reported_end.to_seconds();
   stats.scalar("totals.simulated_time", "s", "time at the last event (with the spans sim.reuse repeated)").set(length);

@@ -1,3 +1,4 @@
+#include "sim/input_file.h"
 #include "sim/schema.h"
 
 #include <charconv>
@@ -566,8 +567,8 @@ std::string file_hash(const std::string& path) {
     const std::lock_guard<std::mutex> lock(mutex);
     if (const auto it = hashes.find(key); it != hashes.end()) return it->second;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(SourceLoc{path}, "", "cannot open file");
+  std::ifstream in;
+  open_input_file(in, path, "file");
   XXH3_state_t* state = XXH3_createState();
   XXH3_128bits_reset(state);
   const std::unique_ptr<char[]> buf(new char[1 << 16]);

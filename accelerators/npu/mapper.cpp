@@ -166,6 +166,14 @@ class Lowering {
     require_memory(tiles_ * kTileBytes, fmt::format("the mapped program ({:.3g} tiles, reached at operator '{}')", tiles_, op_name_));
   }
 
+  // Reserves the tiles of `tile_rows` rows each that the cores' row ranges are cut into; every
+  // lowering reserves its tiles this way (or through emit_gemm) before it makes any.
+  void reserve_row_tiles(const std::vector<std::pair<std::int64_t, std::int64_t>>& ranges, std::int64_t tile_rows) {
+    double tiles = 0;
+    for (const auto& [first, last] : ranges) tiles += static_cast<double>(ceil_div(last - first, tile_rows));
+    reserve_tiles(tiles);
+  }
+
   const OpGraph& g_;
   const MapperTarget& t_;
   std::vector<std::uint64_t> address_;
@@ -310,6 +318,7 @@ void Lowering::attention(const Operator& op, LoweredOp& l) {
                          4.0 * static_cast<double>(qrows);
   const std::int64_t chunk = rows_fitting(per_key, fixed, kv_len);
   const std::int64_t chunks = ceil_div(kv_len, chunk);
+  reserve_tiles(static_cast<double>(groups) * static_cast<double>(chunks));
   const auto ranges = split(groups, t_.cores, 1);
   for (size_t c = 0; c < ranges.size(); ++c)
     for (std::int64_t gi = ranges[c].first; gi < ranges[c].second; ++gi)
@@ -360,6 +369,7 @@ void Lowering::sparse(const Operator& op, LoweredOp& l) {
                          (resident ? 0 : nnz_per_row * static_cast<double>(width) * bpe(dense));
   const std::int64_t tile_rows = rows_fitting(per_row, resident ? dense_bytes : 0, rows);
   const auto ranges = split(rows, t_.cores, 1);
+  reserve_row_tiles(ranges, tile_rows);
   for (size_t c = 0; c < ranges.size(); ++c)
     for (std::int64_t r0 = ranges[c].first; r0 < ranges[c].second; r0 += tile_rows) {
       const std::int64_t n = std::min(tile_rows, ranges[c].second - r0);
@@ -408,6 +418,7 @@ void Lowering::vector_op(const Operator& op, LoweredOp& l, const std::string& ki
   per_row += static_cast<double>(out_cols) * bpe(out);
   const std::int64_t tile_rows = rows_fitting(per_row, fixed, rows);
   const auto ranges = split(rows, t_.cores, 1);
+  reserve_row_tiles(ranges, tile_rows);
   for (size_t c = 0; c < ranges.size(); ++c)
     for (std::int64_t r0 = ranges[c].first; r0 < ranges[c].second; r0 += tile_rows) {
       const std::int64_t n = std::min(tile_rows, ranges[c].second - r0);
@@ -460,6 +471,7 @@ void Lowering::data_movement(const Operator& op, LoweredOp& l) {
     return;
   }
   const auto ranges = split(rows, t_.cores, 1);
+  reserve_row_tiles(ranges, tile_rows);
   const std::int64_t out_rows = std::max<std::int64_t>(1, g_.tensor(out).elements() / width);
   for (size_t c = 0; c < ranges.size(); ++c)
     for (std::int64_t r0 = ranges[c].first; r0 < ranges[c].second; r0 += tile_rows) {

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "sim/input_file.h"
 #include "sim/text.h"
 
 namespace strata::scalesim {
@@ -26,8 +27,8 @@ namespace strata::scalesim {
 namespace {
 
 std::vector<std::string> read_lines(const std::string& path, const char* what) {
-  std::ifstream in(path);
-  if (!in) throw InputError(SourceLoc{path}, "", fmt::format("cannot open {} file", what));
+  std::ifstream in;
+  open_input_file(in, path, fmt::format("{} file", what));
   std::vector<std::string> lines;
   for (std::string line; read_line(in, line);) {
     // Layer and run names reach the JSON results: text that is not UTF-8 is refused here.

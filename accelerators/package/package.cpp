@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "sim/input_error.h"
+#include "sim/memory_budget.h"
+#include "sim/units.h"
 
 namespace strata {
 
@@ -70,7 +72,18 @@ Package::Package(sc_core::sc_module_name name, const ValidatedNode& cfg, SimCont
                      fmt::format("tensor x pipeline = {} x {} = {}, but the package has {} devices", plan_.tensor,
                                  plan_.pipeline, plan_.devices(), devices));
   for (int d = 0; d < devices; ++d) {
+    const std::uint64_t before = allocated_bytes();
     device_components_.push_back(build_child("device", fmt::format("device{}", d)));
+    // The devices are alike: what the first one took, times the rest, must fit before they are
+    // made (a GPU device is tens of MB of SMs, caches and stats; 256 of them exhaust a laptop).
+    if (d == 0 && devices > 1) {
+      const std::uint64_t now = allocated_bytes();
+      const double each = static_cast<double>(now > before ? now - before : 0);
+      require_memory(static_cast<double>(now) + each * (devices - 1),
+                     fmt::format("a package of {} devices ({} each, as device0 took)", devices,
+                                 format_quantity(each, UnitFamily::Size, 3)),
+                     params().where("devices"), cfg.path + ".devices");
+    }
     auto* device = dynamic_cast<PackageDevice*>(device_components_.back().get());
     if (!device) throw std::logic_error("package: a package_device kind that is not a PackageDevice");
     device->join_package(*this, d);

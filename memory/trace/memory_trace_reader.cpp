@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/input_file.h"
 #include "sim/input_error.h"
 #include "sim/text.h"
 
@@ -143,8 +144,8 @@ TraceFormat trace_format_from_extension(const std::string& path) {
 }
 
 MemoryTraceReader::MemoryTraceReader(std::string path, std::uint32_t default_bytes, TraceFormat format)
-    : path_(std::move(path)), in_(path_, std::ios::binary), default_bytes_(default_bytes), format_(format) {
-  if (!in_) throw InputError(SourceLoc{path_}, "", "cannot open trace");
+    : path_(std::move(path)), default_bytes_(default_bytes), format_(format) {
+  open_input_file(in_, path_, "trace");
   std::error_code ec;
   size_ = std::filesystem::file_size(path_, ec);
   if (ec) size_ = 0;

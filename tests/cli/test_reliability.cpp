@@ -228,7 +228,7 @@ TEST(Reliability, HostileFilesExitTwoWithOneLine) {
   expect_one_line_error(scalesim("wide.csv", "l0, 4294967296, 64, 64,\n"), "is above the largest dimension");
   // Each dimension fits, but the work does not: refused by the GEMM's size, then by the tiles
   // the mapper would make (about 10^20 and 10^11), before either is built.
-  expect_one_line_error(scalesim("cube.csv", "l0, 1000000000, 1000000000, 1000000000,\n"), "multiply to more than 2^62");
+  expect_one_line_error(scalesim("cube.csv", "l0, 1000000000, 1000000000, 1000000000,\n"), "multiply-adds exceed 2^62 elements");
   expect_one_line_error(scalesim("tiles.csv", "l0, 2000000000, 2000000, 64,\n"), "tiles, reached at operator 'l0'");
   expect_one_line_error(scalesim("latin1.csv", "caf\xe9, 64, 64, 64,\n"), "latin1.csv:2:4: error: not UTF-8 text (byte 0xE9");
 
@@ -241,7 +241,7 @@ TEST(Reliability, HostileFilesExitTwoWithOneLine) {
                                          "{\"tensor\":\"c\",\"class\":\"activations\",\"shape\":[1],\"format\":\"int8\"}\n"
                                          "{\"op\":0,\"kind\":\"gemm\",\"dims\":{\"m\":2147483648,\"n\":2147483648,\"k\":"
                                          "2147483648},\"inputs\":[\"a\",\"a\"],\"outputs\":[\"c\"]}\n"),
-                        "dims.jsonl:4: error: operator 'gemm0' (gemm): the dimensions multiply to more than 2^62");
+                        "dims.jsonl:4: error: operator 'gemm0' (gemm): its operands or multiply-adds exceed 2^62 elements");
   expect_one_line_error(
       op_trace("shape", "{\"tensor\":\"a\",\"class\":\"activations\",\"shape\":[4294967296,4294967296],\"format\":\"int8\"}\n"),
       "shape.jsonl:2: error: tensor 'a': shape [4294967296, 4294967296] holds more than 2^62 elements");
@@ -252,6 +252,76 @@ TEST(Reliability, HostileFilesExitTwoWithOneLine) {
                  dir.write("e.yaml", "workload: {kind: gnn, model: gcn, layer_dims: [4, 2], graph: {source: edge_list, path: empty.edges}}\n") +
                  "'"),
       "empty.edges: error: the edge list holds no edges");
+}
+
+// The DRAM replays the refreshes of an idle stretch when the next request comes (or at the end):
+// 1000 s of DDR4 is ~10^8 refresh steps, minutes of work that a signal must still stop at once.
+TEST(Reliability, ASignalStopsTheReplayOfALongIdleDramGap) {
+  TempDir dir;
+  dir.write("gap.trace", "0 R 0x0\n2000000000000 R 0x40\n");  // 1000 s apart at 2 GHz
+  const std::string exp = dir.write(
+      "gap.yaml", fmt::format("name: gap\nhardware:\n  extends: {}\nworkload:\n  kind: memory_trace\n  path: gap.trace\n"
+                              "  clock: 2 GHz\n",
+                              testing::source_path("configs/hardware/memory/ddr4-3200.yaml")));
+  const std::string out = dir.file("out");
+  const auto t0 = std::chrono::steady_clock::now();
+  const int code = interrupted_run(dir, "'" + exp + "' --no-progress -o '" + out + "'", "TERM", 1.0, out);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(code, 143) << read_file(dir.file("err"));
+  EXPECT_LT(s, 30.0);  // the replay alone is minutes
+  EXPECT_EQ(testing::json_file(out + "/interrupted.json")["status"], "interrupted");
+  EXPECT_FALSE(fs::exists(out + "/summary.json"));
+}
+
+// The size guard counts what the models hold (operands, multiply-adds), not the product of
+// every dimension: a Reddit-sized SpMM (rows x cols x nnz x n is about 4e21) is a fine operator,
+// and so is the shipped ogbn-arxiv stand-in used as its header says.
+TEST(Reliability, GraphSizedSparseOperatorsAreNotRefused) {
+  TempDir dir;
+  const std::string header = "{\"format\":\"strata-opgraph\",\"version\":1}\n";
+  dir.write("reddit.jsonl",
+            header +
+                "{\"tensor\":\"a\",\"class\":\"graph\",\"shape\":[114615892],\"format\":\"fp32\"}\n"
+                "{\"tensor\":\"x\",\"class\":\"activations\",\"shape\":[232965,602],\"format\":\"fp16\"}\n"
+                "{\"tensor\":\"y\",\"class\":\"activations\",\"shape\":[232965,602],\"format\":\"fp16\"}\n"
+                "{\"op\":0,\"kind\":\"spmm\",\"dims\":{\"rows\":232965,\"cols\":232965,\"nnz\":114615892,\"n\":602},"
+                "\"inputs\":[\"a\",\"x\"],\"outputs\":[\"y\"]}\n");
+  const CommandResult r =
+      run_strata("workload info '" + dir.write("reddit.yaml", "workload: {kind: op_trace, path: reddit.jsonl}\n") + "'");
+  EXPECT_EQ(r.code, 0) << r.err;
+
+  const std::string arxiv = dir.write(
+      "arxiv.yaml", fmt::format("seed: 1\nworkload:\n  kind: gnn\n  layer_dims: [128, 256, 256, 40]\n"
+                                "  feature_density: [1, 1, 1]\n  graph:\n    extends: {}\n",
+                                testing::source_path("configs/datasets/synthetic/ogbn-arxiv.yaml")));
+  const CommandResult a = run_strata("workload info '" + arxiv + "'");
+  EXPECT_EQ(a.code, 0) << a.err;
+  EXPECT_CONTAINS(a.out, "spmm");
+}
+
+// A file that opens but cannot be read (/proc/self/mem fails its first read with EIO; a
+// directory with EISDIR) is a bad input like a missing one, wherever a file is read.
+TEST(Reliability, UnreadableInputFilesExitTwoWithOneLine) {
+  TempDir dir;
+  fs::create_directories(dir.file("folder"));
+  for (const std::string path : {std::string("/proc/self/mem"), dir.file("folder")}) {
+    SCOPED_TRACE(path);
+    expect_one_line_error(run_strata("run '" + dir.write("t.yaml", trace_experiment("t", path)) + "' -o '" +
+                                     dir.file("out") + "'"),
+                          "cannot read trace");
+    expect_one_line_error(
+        run_strata("workload info configs/experiments/gcn-cora.yaml --set workload.graph.source=edge_list "
+                   "--set 'workload.graph.path=" + path + "'"),
+        "cannot read file");
+    expect_one_line_error(
+        run_strata("workload info configs/experiments/gpu-accelsim-trace.yaml --set 'workload.path=" + path + "'"),
+        "cannot read the kernel list");
+    expect_one_line_error(
+        run_strata("workload info '" + dir.write("op.yaml", "workload: {kind: op_trace, path: '" + path + "'}\n") + "'"),
+        "cannot read the operator trace");
+    expect_one_line_error(run_strata("run '" + path + "'"), "cannot read file");
+  }
+  EXPECT_FALSE(fs::exists(dir.file("out")));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/input_file.h"
 #include "sim/text.h"
 
 namespace strata {
@@ -224,8 +225,10 @@ struct Header {
 
 class KernelReader {
  public:
-  KernelReader(const std::string& path, AccelSimCommand& out) : path_(path), in_(path, std::ios::binary), out_(out) {}
-  bool opened() const { return static_cast<bool>(in_); }
+  // `from`: the kernel list's line that names the file.
+  KernelReader(const std::string& path, AccelSimCommand& out, const SourceLoc& from) : path_(path), out_(out) {
+    open_input_file(in_, path, "the kernel trace " + path, from, kKey);
+  }
   void read();
 
  private:
@@ -667,8 +670,8 @@ std::uint64_t AccelSimTrace::instructions() const {
 }
 
 AccelSimTrace read_accelsim_trace(const std::string& kernelslist_path) {
-  std::ifstream in(kernelslist_path, std::ios::binary);
-  if (!in) throw InputError(SourceLoc{kernelslist_path}, kKey, "cannot open the kernel list");
+  std::ifstream in;
+  open_input_file(in, kernelslist_path, "the kernel list", SourceLoc{kernelslist_path}, kKey);
   const std::filesystem::path folder = std::filesystem::path(kernelslist_path).parent_path();
   AccelSimTrace trace;
   std::map<std::uint64_t, int> streams;  // CUDA stream handle -> Strata stream number
@@ -694,8 +697,7 @@ AccelSimTrace read_accelsim_trace(const std::string& kernelslist_path) {
     } else if (t.rfind("kernel", 0) == 0) {
       if (const std::string problem = kernel_file_problem(t); !problem.empty()) fail(problem);
       c.file = (folder / std::string(t)).string();
-      KernelReader reader(c.file, c);
-      if (!reader.opened()) fail(fmt::format("cannot open the kernel trace {}", c.file));
+      KernelReader reader(c.file, c, SourceLoc{kernelslist_path, line});
       reader.read();
       c.launch.stream = streams.emplace(c.cuda_stream, static_cast<int>(streams.size())).first->second;
     } else {

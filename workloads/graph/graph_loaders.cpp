@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/input_file.h"
 #include "sim/input_error.h"
 #include "sim/memory_budget.h"
 #include "sim/results_writer.h"
@@ -25,16 +26,7 @@ using Edge = std::pair<std::int32_t, std::int32_t>;
 // '#' comments stripped (and handed to `on_comment` if set). Errors name file:line:column.
 class TextReader {
  public:
-  explicit TextReader(std::string path) : path_(std::move(path)) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path_, ec)) throw InputError(SourceLoc{path_}, "", "is a directory, not a file");
-    errno = 0;
-    in_.open(path_, std::ios::binary);
-    if (!in_) {
-      const int err = errno;
-      throw InputError(SourceLoc{path_}, "", fmt::format("cannot open file: {}", err ? std::strerror(err) : "unknown error"));
-    }
-  }
+  explicit TextReader(std::string path) : path_(std::move(path)) { open_input_file(in_, path_, "file"); }
 
   std::function<void(std::string_view comment)> on_comment;
 

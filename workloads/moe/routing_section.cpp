@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/input_file.h"
 #include "sim/input_error.h"
 #include "sim/text.h"
 #include "workloads/moe/routing_trace.h"
@@ -55,8 +56,8 @@ const KindSpec& routing_section_spec() {
 namespace {
 
 Eigen::MatrixXd read_transition(const std::string& path, std::int32_t experts, const std::string& key) {
-  std::ifstream in(path);
-  if (!in) throw InputError(SourceLoc{path}, key, "cannot open the transition matrix");
+  std::ifstream in;
+  open_input_file(in, path, "the transition matrix", SourceLoc{path}, key);
   Eigen::MatrixXd m(experts, experts);
   std::string text;
   int line = 0, row = 0;

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/input_file.h"
 #include "sim/input_error.h"
 #include "sim/json_line.h"
 #include "sim/text.h"
@@ -77,8 +78,8 @@ std::vector<LayerRouting> read_routing_trace(const std::string& path, std::int32
   if (num_experts < 1) throw std::invalid_argument(fmt::format("num_experts must be at least 1, got {}", num_experts));
   if (top_k < 0 || top_k > num_experts)
     throw std::invalid_argument(fmt::format("top_k must be between 0 and num_experts ({}), got {}", num_experts, top_k));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(SourceLoc{path}, "", "cannot open routing trace");
+  std::ifstream in;
+  open_input_file(in, path, "routing trace");
 
   // layer -> token -> entry; ordered maps keep memory proportional to the lines read even for a
   // huge token_idx, and give a deterministic order for the gap check.

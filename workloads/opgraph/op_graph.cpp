@@ -184,12 +184,10 @@ OpId OpGraph::add_op(Operator op) {
   }
   for (const char* flag : {"causal", "accumulate"})
     if (op.dims.count(flag) && op.dims[flag] > 1) fail(fmt::format("{} must be 0 or 1", flag));
-  {
-    std::vector<std::int64_t> values;
-    for (const auto& dim : op.dims)
-      if (dim.first != "b_nnz") values.push_back(dim.second);  // a count within cols x n, not a factor
-    if (!product_fits(values)) fail("the dimensions multiply to more than 2^62 (the work of one operator would overflow)");
-  }
+  // The products the models form (operand elements, multiply-adds), not every dimension's: a
+  // graph's rows x cols x nnz x n is no count anything holds.
+  if (!op_counts_fit(op, static_cast<double>(kMaxProduct)))
+    fail("its operands or multiply-adds exceed 2^62 elements (the counts of one operator would overflow)");
   if (op.kind == OpKind::GroupedGemm) {
     if (static_cast<std::int64_t>(op.group_sizes.size()) != op.dim("groups"))
       fail(fmt::format("group_sizes has {} entries for {} groups", op.group_sizes.size(), op.dim("groups")));

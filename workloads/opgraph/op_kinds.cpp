@@ -117,26 +117,33 @@ std::optional<OpKind> find_op_kind(std::string_view name) {
 
 const char* op_kind_name(OpKind kind) { return op_kind_info(kind).name; }
 
-std::int64_t attention_pairs(const Operator& op) {
-  const std::int64_t q = op.dim("q_len"), kv = op.dim("kv_len");
+namespace {
+
+// The element counts and pairs below are evaluated twice: in 64-bit integers for the models,
+// and in doubles to check, before the integers are ever formed, that none of them overflows
+// (op_counts_fit). One template keeps the two evaluations the same formulas.
+template <class N>
+N attention_pairs_as(const Operator& op) {
+  const N q = static_cast<N>(op.dim("q_len")), kv = static_cast<N>(op.dim("kv_len"));
   if (!dim_or(op, "causal", 0)) return q * kv;
   // Query i (of q_len, the last queries of a kv_len sequence) sees kv_len - q_len + i + 1 keys.
   return q * (kv - q) + q * (q + 1) / 2;
 }
 
-std::int64_t input_elements(const Operator& op, std::size_t i) {
-  auto d = [&](const char* n) { return op.dim(n); };
+template <class N>
+N input_elements_as(const Operator& op, std::size_t i) {
+  auto d = [&](const char* n) { return static_cast<N>(op.dim(n)); };
   switch (op.kind) {
     case OpKind::Gemm: return i == 0 ? d("m") * d("k") : i == 1 ? d("n") * d("k") : d("n");
     case OpKind::Gemv: return i == 0 ? d("k") : i == 1 ? d("n") * d("k") : d("n");
     case OpKind::BatchedGemm: return d("batch") * (i == 0 ? d("m") : d("n")) * d("k");
-    case OpKind::GroupedGemm: return i == 0 ? d("m") * d("k") : active_groups(op) * d("n") * d("k");
+    case OpKind::GroupedGemm: return i == 0 ? d("m") * d("k") : static_cast<N>(active_groups(op)) * d("n") * d("k");
     case OpKind::SpMM: return i == 0 ? d("nnz") : d("cols") * d("n");
     case OpKind::SDDMM: return i == 0 ? d("nnz") : (i == 1 ? d("rows") : d("cols")) * d("k");
     case OpKind::Attention: {
-      const std::int64_t b = d("batch");
+      const N b = d("batch");
       if (i == 0) return b * d("heads") * d("q_len") * d("head_dim");
-      return b * d("kv_heads") * d("kv_len") * (i == 1 ? d("head_dim") : v_dim(op));
+      return b * d("kv_heads") * d("kv_len") * (i == 1 ? d("head_dim") : static_cast<N>(v_dim(op)));
     }
     case OpKind::Softmax: return d("rows") * d("cols");
     case OpKind::LayerNorm: return i == 0 ? d("rows") * d("cols") : 2 * d("cols");
@@ -151,15 +158,16 @@ std::int64_t input_elements(const Operator& op, std::size_t i) {
     case OpKind::Copy:
     case OpKind::SendRecv: return d("elements");
     case OpKind::Embedding: return d("tokens") * d("dim");
-    case OpKind::Gather: return rows_or(op, "src_rows") * d("cols");
+    case OpKind::Gather: return static_cast<N>(rows_or(op, "src_rows")) * d("cols");
     case OpKind::TopK:
     case OpKind::Scatter: return d("rows") * d("cols");
   }
   throw std::logic_error("input_elements: unknown kind");
 }
 
-std::int64_t output_elements(const Operator& op, std::size_t) {
-  auto d = [&](const char* n) { return op.dim(n); };
+template <class N>
+N output_elements_as(const Operator& op) {
+  auto d = [&](const char* n) { return static_cast<N>(op.dim(n)); };
   switch (op.kind) {
     case OpKind::Gemm:
     case OpKind::GroupedGemm: return d("m") * d("n");
@@ -167,13 +175,29 @@ std::int64_t output_elements(const Operator& op, std::size_t) {
     case OpKind::BatchedGemm: return d("batch") * d("m") * d("n");
     case OpKind::SpMM: return d("rows") * d("n");
     case OpKind::SDDMM: return d("nnz");
-    case OpKind::Attention: return d("batch") * d("heads") * d("q_len") * v_dim(op);
+    case OpKind::Attention: return d("batch") * d("heads") * d("q_len") * static_cast<N>(v_dim(op));
     case OpKind::TopK: return d("rows") * d("k");
     case OpKind::Embedding: return d("tokens") * d("dim");
     case OpKind::Gather: return d("rows") * d("cols");
-    case OpKind::Scatter: return rows_or(op, "dst_rows") * d("cols");
-    default: return input_elements(op, 0);
+    case OpKind::Scatter: return static_cast<N>(rows_or(op, "dst_rows")) * d("cols");
+    default: return input_elements_as<N>(op, 0);
   }
+}
+
+}  // namespace
+
+std::int64_t attention_pairs(const Operator& op) { return attention_pairs_as<std::int64_t>(op); }
+std::int64_t input_elements(const Operator& op, std::size_t i) { return input_elements_as<std::int64_t>(op, i); }
+std::int64_t output_elements(const Operator& op, std::size_t) { return output_elements_as<std::int64_t>(op); }
+
+bool op_counts_fit(const Operator& op, double limit) {
+  const OpKindInfo& info = op_kind_info(op.kind);
+  for (std::size_t i = 0; i < info.inputs.size(); ++i)
+    if (!(input_elements_as<double>(op, i) <= limit)) return false;
+  if (!(output_elements_as<double>(op) <= limit)) return false;
+  if (op.kind == OpKind::Attention && !(attention_pairs_as<double>(op) <= limit)) return false;
+  // Multiply-adds (half the FLOPs of a matrix product) are counted in integers too.
+  return op_flops(op) / 2 <= limit;
 }
 
 double op_flops(const Operator& op) {
@@ -186,7 +210,7 @@ double op_flops(const Operator& op) {
     case OpKind::SpMM: return 2 * d("nnz") * d("n");
     case OpKind::SDDMM: return 2 * d("nnz") * d("k");
     case OpKind::Attention:
-      return 2 * d("batch") * d("heads") * static_cast<double>(attention_pairs(op)) *
+      return 2 * d("batch") * d("heads") * attention_pairs_as<double>(op) *
              (d("head_dim") + static_cast<double>(v_dim(op)));
     case OpKind::Softmax: return 5 * d("rows") * d("cols");
     case OpKind::LayerNorm: return 7 * d("rows") * d("cols");

@@ -79,5 +79,9 @@ std::int64_t output_elements(const Operator& op, std::size_t i);
 double op_flops(const Operator& op);
 // Query/key pairs an attention operator scores: q_len·kv_len, or the causal count.
 std::int64_t attention_pairs(const Operator& op);
+// Whether every count the models form from the operator's dimensions in 64-bit integers (each
+// operand's elements, attention's pairs, the multiply-adds) stays within `limit`; evaluated
+// without forming them, so a hostile dimension cannot overflow the check itself.
+bool op_counts_fit(const Operator& op, double limit);
 
 }  // namespace strata

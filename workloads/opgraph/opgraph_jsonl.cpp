@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/input_file.h"
 #include "sim/input_error.h"
 #include "sim/json_line.h"
 #include "sim/number_format.h"
@@ -245,8 +246,8 @@ std::string opgraph_jsonl(const OpGraph& g) {
 void write_opgraph_jsonl(const OpGraph& graph, const std::string& path) { write_file_atomic(path, opgraph_jsonl(graph)); }
 
 OpGraph read_opgraph_jsonl(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(SourceLoc{path}, "", "cannot open the operator trace");
+  std::ifstream in;
+  open_input_file(in, path, "the operator trace");
   OpGraph g;
   std::vector<int> op_lines;
   std::string text;
