@@ -299,28 +299,74 @@ TEST(Reliability, GraphSizedSparseOperatorsAreNotRefused) {
   EXPECT_CONTAINS(a.out, "spmm");
 }
 
-// A file that opens but cannot be read (/proc/self/mem fails its first read with EIO; a
-// directory with EISDIR) is a bad input like a missing one, wherever a file is read.
+// A file that opens but cannot be read (/proc/self/mem fails its first read with EIO) is a bad
+// input like a missing one, wherever a file is read or hashed; a directory is no file.
 TEST(Reliability, UnreadableInputFilesExitTwoWithOneLine) {
   TempDir dir;
   fs::create_directories(dir.file("folder"));
-  for (const std::string path : {std::string("/proc/self/mem"), dir.file("folder")}) {
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"/proc/self/mem", "/proc/self/mem: error: cannot read file: Input/output error"},
+      {dir.file("folder"), "is not a regular file"}};
+  for (const auto& [path, needle] : files) {
     SCOPED_TRACE(path);
-    expect_one_line_error(run_strata("run '" + dir.write("t.yaml", trace_experiment("t", path)) + "' -o '" +
-                                     dir.file("out") + "'"),
-                          "cannot read trace");
+    expect_one_line_error(
+        run_strata("run '" + dir.write("t.yaml", trace_experiment("t", path)) + "' -o '" + dir.file("out") + "'"), needle);
     expect_one_line_error(
         run_strata("workload info configs/experiments/gcn-cora.yaml --set workload.graph.source=edge_list "
                    "--set 'workload.graph.path=" + path + "'"),
-        "cannot read file");
+        needle);
     expect_one_line_error(
-        run_strata("workload info configs/experiments/gpu-accelsim-trace.yaml --set 'workload.path=" + path + "'"),
-        "cannot read the kernel list");
+        run_strata("workload info configs/experiments/gpu-accelsim-trace.yaml --set 'workload.path=" + path + "'"), needle);
     expect_one_line_error(
         run_strata("workload info '" + dir.write("op.yaml", "workload: {kind: op_trace, path: '" + path + "'}\n") + "'"),
-        "cannot read the operator trace");
-    expect_one_line_error(run_strata("run '" + path + "'"), "cannot read file");
+        needle);
+    expect_one_line_error(run_strata("run '" + path + "'"), path == "/proc/self/mem" ? needle : "not a regular file");
   }
+  EXPECT_FALSE(fs::exists(dir.file("out")));
+}
+
+// Work whose own data cannot fit is refused before it is made, with one line naming what would
+// not fit: an NPU attention of 2^31 heads (2^31 tiles), a GPU SpMM of 2^26 rows (a program a
+// warp), a package of many devices (measured on its first device, so under a small
+// STRATA_MEMORY_LIMIT).
+TEST(Reliability, WorkThatCannotFitIsRefusedUpFront) {
+  TempDir dir;
+  const std::string header = "{\"format\":\"strata-opgraph\",\"version\":1}\n";
+  dir.write("att.jsonl",
+            header +
+                "{\"tensor\":\"q\",\"class\":\"activations\",\"shape\":[2147483648,128],\"format\":\"fp16\"}\n"
+                "{\"tensor\":\"k\",\"class\":\"kv_cache\",\"shape\":[2147483648,128],\"format\":\"fp16\"}\n"
+                "{\"tensor\":\"v\",\"class\":\"kv_cache\",\"shape\":[2147483648,128],\"format\":\"fp16\"}\n"
+                "{\"tensor\":\"o\",\"class\":\"activations\",\"shape\":[2147483648,128],\"format\":\"fp16\"}\n"
+                "{\"op\":0,\"kind\":\"attention\",\"dims\":{\"batch\":1,\"heads\":2147483648,\"kv_heads\":2147483648,"
+                "\"head_dim\":128,\"q_len\":1,\"kv_len\":1},\"inputs\":[\"q\",\"k\",\"v\"],\"outputs\":[\"o\"]}\n");
+  dir.write("spmm.jsonl",
+            header +
+                "{\"tensor\":\"a\",\"class\":\"graph\",\"shape\":[268435456],\"format\":\"fp32\"}\n"
+                "{\"tensor\":\"x\",\"class\":\"activations\",\"shape\":[67108864,64],\"format\":\"fp16\"}\n"
+                "{\"tensor\":\"y\",\"class\":\"activations\",\"shape\":[67108864,64],\"format\":\"fp16\"}\n"
+                "{\"op\":0,\"kind\":\"spmm\",\"dims\":{\"rows\":67108864,\"cols\":67108864,\"nnz\":268435456,\"n\":64},"
+                "\"inputs\":[\"a\",\"x\"],\"outputs\":[\"y\"]}\n");
+  const auto on = [&](const std::string& name, const std::string& preset, const std::string& trace) {
+    return dir.write(name + ".yaml", fmt::format("name: {}\nhardware:\n  extends: {}\nworkload: {{kind: op_trace, path: {}}}\n",
+                                                 name, testing::source_path("configs/hardware/" + preset), trace));
+  };
+  for (const std::string fidelity : {"cycle", "analytic"}) {
+    const std::string set = " --set sim.fidelity=" + fidelity + " -o '" + dir.file("out") + "'";
+    expect_one_line_error(run_strata("run '" + on("att", "npu/tpuv4i.yaml", "att.jsonl") + "'" + set),
+                          "the mapped program (2.15e+09 tiles, reached at operator 'attention0') needs");
+    expect_one_line_error(run_strata("run '" + on("spmm", "gpu/h100-sxm.yaml", "spmm.jsonl") + "'" + set),
+                          "the sparse kernel of 'spmm0' (67108864 rows, 268435456 nonzeros, written out warp by warp) needs");
+  }
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "the package's measure of its first device reads malloc's counters, which ASan replaces";
+#endif
+  ::setenv("STRATA_MEMORY_LIMIT", "200 MiB", 1);  // each test runs in a process of its own
+  const CommandResult p = run_strata(
+      "run configs/experiments/gpu-llama70b-tp4.yaml --set hardware.devices=64 --set hardware.placement.tensor=64 "
+      "--set workload.model.layers=1 -o '" + dir.file("out") + "'");
+  ::unsetenv("STRATA_MEMORY_LIMIT");
+  expect_one_line_error(p, "hardware.devices: a package of 64 devices (");
   EXPECT_FALSE(fs::exists(dir.file("out")));
 }
 
