@@ -20,6 +20,8 @@ GpuKernelTarget Gpu::kernel_target() const {
   t.timing = timing_;
   t.clock_hz = static_cast<double>(clock().frequency_hz());
   t.launch_cycles = kernel_launch_;
+  t.gpcs = gpc_sizes_;
+  t.max_cluster = max_cluster_;
   if (l2_) {
     const Params& l2 = config().child("l2").params;
     t.l2_bytes = static_cast<std::uint64_t>(l2.quantity("size"));
@@ -36,8 +38,13 @@ void Gpu::load_graph(std::shared_ptr<const OpGraph> graph) {
                      "an operator graph's tensors live in global memory: the gpu needs a `memory` behind its L2");
   graph_ = std::make_unique<GraphRun>();
   graph_->graph = std::move(graph);
-  GpuKernelChoices choices = read_kernel_choices(config().child("kernels"));
+  const ValidatedNode& kernels = config().child("kernels");
+  GpuKernelChoices choices = read_kernel_choices(kernels);
   choices.external_collectives = host_ != nullptr;
+  if (choices.gemm.cluster_m > max_cluster_)
+    throw InputError(kernels.params.where("gemm_cluster"), kernels.path + ".gemm_cluster",
+                     fmt::format("a cluster of {} CTAs, but this gpu's max_cluster_size is {}{}", choices.gemm.cluster_m,
+                                 max_cluster_, max_cluster_ <= 1 ? " (no thread-block clusters)" : ""));
   graph_->program = lower_graph_to_gpu(*graph_->graph, kernel_target(), choices);
   for (const GpuLoweredOp& op : graph_->program.ops) {
     GraphRun::Row row;
@@ -76,8 +83,15 @@ void Gpu::launch_graph() {
       ++g.launched;
       // Reported time is one for the whole run: a GPU of a package, timed with the others, does
       // not sample (as it does not reuse layers).
-      launch(
-          row.kernel->launch, [this, i](const KernelRun& r) { graph_kernel_done(i, r); }, host_ == nullptr);
+      try {
+        launch(
+            row.kernel->launch, [this, i](const KernelRun& r) { graph_kernel_done(i, r); }, host_ == nullptr);
+      } catch (const std::invalid_argument& e) {
+        // The mapper keeps to kernels this GPU places (GpuKernelTarget::fit); an exception must
+        // not unwind through the SystemC kernel all the same.
+        context().fail(InputError(config().loc, config().path, fmt::format("kernel {}: {}", row.kernel->launch.name, e.what())));
+        return;
+      }
       continue;
     }
     // A collective: the stream drains, then waits for the package.
