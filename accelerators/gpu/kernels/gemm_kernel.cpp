@@ -559,6 +559,17 @@ GemmChoice choose_gemm(const GemmProblem& p, const GpuKernelTarget& t, const Gem
     best.estimated_cycles = estimated[pick].first;
     return best;
   }
+  if (hopper && fixed.main_loop.empty()) {
+    // No warp-specialized kernel fits (an SM of few warp slots): Hopper runs Ampere's kernels too.
+    GemmConstraints ampere = fixed;
+    ampere.main_loop = gemm_main_loop_name(GemmMainLoop::CpAsyncMma);
+    try {
+      GemmChoice fallback = choose_gemm(p, t, ampere);
+      fallback.candidates += best.candidates;
+      return fallback;
+    } catch (const std::invalid_argument&) {
+    }
+  }
   throw std::invalid_argument(fmt::format("{}{}",
                                           fixed.any() ? "no GEMM configuration meets the gpu's kernels section here"
                                                       : "no GEMM tile fits this GPU",
