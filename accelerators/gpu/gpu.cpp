@@ -1092,7 +1092,11 @@ void Gpu::stop_halted() {
   if (halt_ == Halt::Unrepresentable) context().fail(unrepresentable(static_cast<double>(last_cycle_) + 1));
   // The runner ends a run at sim.max_time once SystemC time reaches it.
   const sc_core::sc_time limit(context().time_limit_s(), sc_core::SC_SEC);
-  if (halt_ == Halt::TimeLimit && limit > sc_core::sc_time_stamp()) wait(limit - sc_core::sc_time_stamp());
+  if (halt_ == Halt::TimeLimit && limit > sc_core::sc_time_stamp()) {
+    running_energy_ = energy_of(totals()) - finished_energy_;  // what ran, spread up to the limit
+    running_end_ = limit;
+    wait(limit - sc_core::sc_time_stamp());
+  }
   for (;;) wait(never_);
 }
 

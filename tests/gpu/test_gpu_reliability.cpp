@@ -53,7 +53,7 @@ TEST(GpuReliability, GridPastThirtyTwoBitsIsRefused) {
     TempDir dir;
     const CommandResult r =
         run(dir, "'" + kGemmExample + "' --set workload.m=1099511627776 --set sim.fidelity=" + fidelity);
-    expect_refused(dir, r, "gpu-gemm.yaml", "tile rows: a grid holds at most 4294967295 CTAs a dimension");
+    expect_refused(dir, r, "workload", "tile rows: a grid holds at most 4294967295 CTAs a dimension");
   }
 }
 
