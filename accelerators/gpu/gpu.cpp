@@ -1079,13 +1079,13 @@ bool Gpu::halted(std::uint64_t cycle) {
   return halt_ != Halt::None;
 }
 
-InputError Gpu::unrepresentable(double cycles) const {
+InputError Gpu::unrepresentable(double cycles, bool at_least) const {
   const double hz = static_cast<double>(clock().frequency_hz());
   return InputError(config().loc, config().path,
-                    fmt::format("the run reaches {:.4g} s of simulated time, past the {:.0f} s SystemC's 64-bit time "
+                    fmt::format("the run reaches {}{:.4g} s of simulated time, past the {:.0f} s SystemC's 64-bit time "
                                 "holds at 1 fs: refused rather than wrapped; simulate less (a smaller grid, shape or "
                                 "iteration count)",
-                                cycles / hz, to_seconds(sc_core::sc_max_time())));
+                                at_least ? "at least " : "", cycles / hz, to_seconds(sc_core::sc_max_time())));
 }
 
 void Gpu::stop_halted() {

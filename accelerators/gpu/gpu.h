@@ -133,7 +133,8 @@ class Gpu : public Component, public tlm::tlm_mm_interface, public PackageDevice
   // After a halted kernel: the run waits out sim.max_time, or records the failure; the thread
   // never goes on.
   [[noreturn]] void stop_halted();
-  InputError unrepresentable(double cycles) const;  // a run that ends past last_cycle_
+  // A run that ends past the last representable cycle (`at_least`: by a lower bound).
+  InputError unrepresentable(double cycles, bool at_least = false) const;
   sc_core::sc_event never_;
   // Compute-only kernels without clusters of two or more streams, all queued at `now`: each
   // stream's kernels in order, a stream's kernel `kernel_launch` after its turn, their CTAs
