@@ -672,6 +672,13 @@ void Gpu::sample_waves(WaveSample& s, std::uint64_t completed, CtaQueue& queue) 
   s.decided = true;
   // Both steady waves are the measured span.
   const double times = static_cast<double>(skip) / static_cast<double>(completed - s.completed_at_before);
+  // Skipped waves count in reported time, which must stay representable as simulated time does.
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (context().reported_time()(now).to_seconds() + (now - s.before->at).to_seconds() * times >=
+      to_seconds(sc_core::sc_max_time())) {
+    halt_ = Halt::Unrepresentable;
+    return;
+  }
   repeat_span(*s.before, s.at_before, times);
   reused_.ctas += skip;
   skipped_ctas_.add(skip);

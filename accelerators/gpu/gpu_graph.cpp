@@ -46,11 +46,11 @@ void Gpu::load_graph(std::shared_ptr<const OpGraph> graph) {
                      fmt::format("a cluster of {} CTAs, but this gpu's max_cluster_size is {}{}", choices.gemm.cluster_m,
                                  max_cluster_, max_cluster_ <= 1 ? " (no thread-block clusters)" : ""));
   graph_->program = lower_graph_to_gpu(*graph_->graph, kernel_target(), choices);
-  // Up front, a cycle-level run that cannot end within representable time, by a lower bound
-  // (every flop at the tensor cores' fastest rate, sparse): it would otherwise simulate for days
-  // before being refused. Analytic runs find out per kernel in no time; sim.max_time and
-  // sim.reuse bound what is simulated.
-  if (!context().analytic() && !context().reuse_layers() && !(context().time_limit_s() > 0)) {
+  // Up front, a cycle-level run that cannot end within representable time (reported time too:
+  // sim.reuse and sim.sample count skipped work in it), by a lower bound (every flop at the
+  // tensor cores' fastest rate, sparse): it would otherwise simulate for days before being
+  // refused. Analytic runs find out per kernel in no time; sim.max_time bounds the run.
+  if (!context().analytic() && !(context().time_limit_s() > 0)) {
     double fastest = 0, flops = 0;
     for (const auto& [format, macs] : timing_.tensor_macs) fastest = std::max(fastest, macs);
     for (const GpuLoweredOp& op : graph_->program.ops)

@@ -52,7 +52,8 @@ TEST(GpuReliability, GridPastThirtyTwoBitsIsRefused) {
   for (const char* fidelity : {"analytic", "cycle"}) {
     TempDir dir;
     const CommandResult r =
-        run(dir, "'" + kGemmExample + "' --set workload.m=1099511627776 --set sim.fidelity=" + fidelity);
+        run(dir, "'" + kGemmExample + "' --set workload.m=1099511627776 --set workload.n=64 --set workload.k=64" +
+                     " --set sim.fidelity=" + fidelity);
     expect_refused(dir, r, "workload", "tile rows: a grid holds at most 4294967295 CTAs a dimension");
   }
 }
@@ -64,8 +65,10 @@ TEST(GpuReliability, RunPastRepresentableTimeIsRefused) {
   for (const char* fidelity : {"analytic", "cycle"}) {
     TempDir dir;
     const auto t0 = std::chrono::steady_clock::now();
+    // 2^61 MACs (the workload takes up to 2^62) on four SMs: about 18 hours.
     const CommandResult r = run(dir, "'" + kGemmExample + "' --set sim.fidelity=" + fidelity +
-                                         " --set workload.m=549755813888 --set workload.n=8192 --set workload.k=8192");
+                                         " --set hardware.sms=4 --set hardware.gpcs=1 --set workload.m=549755813888"
+                                         " --set workload.n=2048 --set workload.k=2048");
     expect_refused(dir, r, "hardware", "of simulated time, past the 18447 s");
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 60.0);
   }
