@@ -142,6 +142,7 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
   // simulates everything.
   ctx.set_reuse_layers(!analytic && sim.string("reuse") == "layers" && !(sim.quantity("max_time") > 0));
   ctx.set_sample_waves(!analytic && sim.string("sample") == "waves" && !(sim.quantity("max_time") > 0));
+  ctx.set_time_limit_s(analytic ? 0 : sim.quantity("max_time"));
   const bool timeline = options.timeline.value_or(sim.flag("timeline"));
   if (timeline) ctx.timeline().request();
   std::unique_ptr<Component> hardware = registry.make_component("hardware", exp.root.child("hardware"), ctx);

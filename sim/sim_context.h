@@ -57,6 +57,10 @@ class SimContext {
   bool sample_waves() const { return sample_waves_; }
   void set_sample_waves(bool on) { sample_waves_ = on; }
   SpanRepeater& repeater() { return repeater_; }
+  // sim.max_time in seconds (0: none). A model that runs ahead of SystemC time in one step (a
+  // GPU's compute-only kernel) stops there, as the runner does.
+  double time_limit_s() const { return time_limit_s_; }
+  void set_time_limit_s(double s) { time_limit_s_ = s; }
   // Simulated to reported time (sim/reported_time.h).
   const ReportedTime& reported_time() const { return stats_.reported_time(); }
 
@@ -100,6 +104,7 @@ class SimContext {
   bool analytic_ = false;
   bool reuse_layers_ = false;
   bool sample_waves_ = false;
+  double time_limit_s_ = 0;
   StatsRegistry stats_;
   Timeline timeline_;
   std::vector<Component*> components_;

@@ -10,12 +10,15 @@
 
 #include "accelerators/gpu/gpu_analytic.h"
 #include "sim/input_error.h"
+#include "sim/interrupt.h"
 #include "sim/kernel.h"
 #include "sim/ports.h"
 
 namespace strata {
 
 namespace {
+
+constexpr double kMinTensorRate = 1.0 / 1024;
 
 const KindSpec& sm_spec() {
   static const KindSpec spec = [] {
@@ -73,7 +76,7 @@ const KindSpec& sm_spec() {
     latency("fp64", "8");
     latency("sfu", "21");
     s.add(param::integer("shared_banks", "shared-memory banks; one access per bank per cycle").def("32").range("1", "128"));
-    s.add(param::quantity("bank_width", UnitFamily::Size, "bytes per bank access").def("4 B").range("1 B", "64 B"));
+    s.add(param::quantity("bank_width", UnitFamily::Size, "bytes per bank access, a power of two").def("4 B").range("1 B", "64 B"));
     s.add(param::integer("shared_latency", "cycles from a conflict-free shared load's issue to its data").def("30").range("1", "1000"));
     s.add(
         param::quantity("l1_shared", UnitFamily::Size,
@@ -127,7 +130,7 @@ const KindSpec& tensor_spec() {
               .range("1", "1048576"));
     s.add(param::format_rates("rates",
                               "MACs per cycle of each operand format relative to macs_per_cycle, as format=rate "
-                              "(tf32=0.5, int8=2); formats not listed have no tensor path")
+                              "(tf32=0.5, int8=2), each from 1/1024 to 64; formats not listed have no tensor path")
               .def("fp16=1, bf16=1"));
     s.add(param::integer("mma_latency", "pipeline cycles of a synchronous mma after its MACs (dependent latency = MACs / rate + this)")
               .def("24")
@@ -286,6 +289,16 @@ Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
     throw InputError(params().where("gpcs"), cfg.path + ".gpcs", fmt::format("is more than the {} SMs", sms_));
   gpc_sizes_ = gpc_sizes(sms_, static_cast<int>(params().integer("gpcs")));
   const Params& sm = cfg.child("sm").params;
+  if (const auto width = static_cast<std::uint64_t>(sm.quantity("bank_width")); (width & (width - 1)) != 0)
+    throw InputError(sm.where("bank_width"), cfg.path + ".sm.bank_width",
+                     fmt::format("{} B is not a power of two (banks are 1, 2, 4, ... 64 B wide)", width));
+  // A rate far below any tensor core's (FP64 runs at 1/16 of FP16 on the A100 and H100) is a
+  // typo, and its instructions would take longer than a run can represent.
+  const Params& tc = cfg.child("tensor_core").params;
+  for (const auto& [format, rate] : tc.format_rates("rates"))
+    if (rate < kMinTensorRate)
+      throw InputError(tc.where("rates"), cfg.path + ".tensor_core.rates",
+                       fmt::format("{}={:g}: a rate is 1/1024 to 64", format, rate));
   if (sm.quantity("shared_memory") > sm.quantity("l1_shared"))
     throw InputError(sm.where("shared_memory"), cfg.path + ".sm.shared_memory",
                      "is larger than the SM's l1_shared array");
@@ -456,24 +469,7 @@ void Gpu::cluster_barrier(std::uint64_t cluster, std::uint64_t cycle, bool exit,
 }
 
 std::uint64_t Gpu::active_clusters(const KernelLaunch& k, const Occupancy& o) const {
-  if (k.cluster <= 1) return 0;
-  if (max_cluster_ <= 1)
-    throw std::invalid_argument(
-        fmt::format("a cluster of {} CTAs: this GPU has no thread-block clusters (its "
-                    "max_cluster_size is 1; clusters need compute capability 9.0)",
-                    k.cluster));
-  if (static_cast<int>(k.cluster) > max_cluster_)
-    throw std::invalid_argument(
-        fmt::format("a cluster of {} CTAs: at most {} (the gpu's max_cluster_size; 8 is "
-                    "the portable limit, 16 the non-portable one)",
-                    k.cluster, max_cluster_));
-  if (k.ctas() % k.cluster != 0)
-    throw std::invalid_argument(fmt::format("{} CTAs are not a whole number of clusters of {}", k.ctas(), k.cluster));
-  const std::uint64_t n = max_active_clusters(gpc_sizes_, o.ctas_per_sm, static_cast<int>(k.cluster));
-  if (n == 0)
-    throw std::invalid_argument(fmt::format("a cluster of {} CTAs fits no GPC (the largest has {} SMs)", k.cluster,
-                                            *std::max_element(gpc_sizes_.begin(), gpc_sizes_.end())));
-  return n;
+  return strata::active_clusters(gpc_sizes_, max_cluster_, k.ctas(), k.cluster, o.ctas_per_sm);
 }
 
 double Gpu::energy_of(const SmCounts& c) const {
@@ -521,7 +517,16 @@ KernelRun Gpu::evaluate(const KernelLaunch& kernel) {
     m.l2_bytes_per_cycle = static_cast<double>(l2.integer("slices") * l2.integer("slice_sectors") * kSectorBytes);
     m.dram_bytes_per_cycle = dram->sustained_bandwidth() / hz;
   }
-  const KernelEstimate e = estimate_kernel(kernel, r.occupancy, timing_, sms_, m, r.clusters * kernel.cluster);
+  KernelEstimate e;
+  const std::uint64_t last = clock().cycle_at(sc_core::sc_max_time());
+  const double begin = static_cast<double>(analytic_cycle_ + kernel_launch_);
+  try {
+    e = estimate_kernel(kernel, r.occupancy, timing_, sms_, m, r.clusters * kernel.cluster);
+  } catch (const CycleOverflow&) {
+    throw unrepresentable(static_cast<double>(kMaxCycles) + begin);
+  }
+  if (begin + static_cast<double>(e.cycles) > static_cast<double>(last))
+    throw unrepresentable(begin + static_cast<double>(e.cycles));
   r.launch_cycle = analytic_cycle_;
   r.start_cycle = analytic_cycle_ += kernel_launch_;
   r.end_cycle = analytic_cycle_ += e.cycles;
@@ -667,6 +672,13 @@ void Gpu::sample_waves(WaveSample& s, std::uint64_t completed, CtaQueue& queue) 
   s.decided = true;
   // Both steady waves are the measured span.
   const double times = static_cast<double>(skip) / static_cast<double>(completed - s.completed_at_before);
+  // Skipped waves count in reported time, which must stay representable as simulated time does.
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (context().reported_time()(now).to_seconds() + (now - s.before->at).to_seconds() * times >=
+      to_seconds(sc_core::sc_max_time())) {
+    halt_ = Halt::Unrepresentable;
+    return;
+  }
   repeat_span(*s.before, s.at_before, times);
   reused_.ctas += skip;
   skipped_ctas_.add(skip);
@@ -716,6 +728,7 @@ KernelRun Gpu::run_kernel_windowed(const Pending& p, std::uint64_t start) {
   std::uint64_t completed = 0;
   const auto window = static_cast<std::uint64_t>(l2_->lookahead());
   for (std::uint64_t t = start; completed < queue.total(); t += window) {
+    if (halted(t)) return r;
     if (t > start) sample_waves(sample, completed, queue);  // SystemC time is at t
     for (int s = 0; s < sms_; ++s) {
       SmCore& core = *cores_[static_cast<std::size_t>(s)];
@@ -784,6 +797,7 @@ KernelRun Gpu::run_kernel_clustered(const Pending& p, std::uint64_t start) {
     while (!queue.empty() || (p.cluster_barriers && completed < queue.total())) {
       std::uint64_t t = SmCore::kNever;
       for (const auto& core : cores_) t = std::min(t, core->next_event());
+      if (t != SmCore::kNever && halted(t)) return;
       if (t >= limit) {
         if (limit != SmCore::kNever) {
           advance(limit);
@@ -799,7 +813,7 @@ KernelRun Gpu::run_kernel_clustered(const Pending& p, std::uint64_t start) {
   };
   if (p.global) {
     const auto window = static_cast<std::uint64_t>(l2_->lookahead());
-    for (std::uint64_t t = start; completed < queue.total(); t += window) {
+    for (std::uint64_t t = start; completed < queue.total() && !halted(t); t += window) {
       if (t > start) sample_waves(sample, completed, queue);  // SystemC time is at t
       in_step(t + window);
       advance(t + window);
@@ -814,11 +828,20 @@ KernelRun Gpu::run_kernel_clustered(const Pending& p, std::uint64_t start) {
     }
   } else {
     in_step(SmCore::kNever);
-    if (!queue.empty()) throw std::logic_error("clusters wait on a GPU with no CTA running");
-    advance(SmCore::kNever);
-    settle();
+    if (halt_ == Halt::None && !queue.empty()) throw std::logic_error("clusters wait on a GPU with no CTA running");
+    // Every cluster placed: the SMs run on by themselves, a span at a time (kHaltSpan).
+    std::uint64_t h = SmCore::kNever;
+    for (const auto& core : cores_) h = std::min(h, core->next_event());
+    while (h != SmCore::kNever && !halted(h)) {
+      h = h > SmCore::kNever - kHaltSpan ? SmCore::kNever : h + kHaltSpan;
+      advance(h);
+      settle();
+      if (std::all_of(cores_.begin(), cores_.end(), [](const auto& core) { return core->next_event() == SmCore::kNever; }))
+        break;
+    }
   }
   clusters_.clear();
+  if (halt_ != Halt::None) return r;
   if (completed < queue.total())
     throw std::runtime_error(fmt::format(
         "kernel {}: warps wait at a cluster barrier the rest of their cluster never reaches", p.kernel.name));
@@ -833,22 +856,36 @@ KernelRun Gpu::run_kernel(const Pending& p, std::uint64_t start) {
   KernelRun r = begin_kernel(p, start, queue);
   // Without global memory the SMs do not interact: each runs to its next CTA completion, and
   // completions are taken in time order (ties in SM order) to place the waiting CTAs.
+  // The SMs run in spans of kHaltSpan cycles, so a halt comes between them however long a
+  // CTA is; an SM with no completion in a span waits in `behind` for the next.
   using Event = std::pair<std::uint64_t, int>;  // (cycle a CTA completes, SM)
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
+  std::vector<int> behind(static_cast<std::size_t>(sms_)), next;
+  for (int s = 0; s < sms_; ++s) behind[static_cast<std::size_t>(s)] = s;
   int finished = 0;
-  for (int s = 0; s < sms_; ++s) {
-    const std::uint64_t c = cores_[static_cast<std::size_t>(s)]->run(SmCore::kNever, finished);
-    if (c != SmCore::kNever) events.emplace(c, s);
-  }
-  while (!events.empty()) {
-    const auto [cycle, s] = events.top();
-    events.pop();
-    r.end_cycle = std::max(r.end_cycle, cycle);
+  const auto step = [&](int s, std::uint64_t horizon) {  // SM s on to its next completion, or to the horizon
     SmCore& core = *cores_[static_cast<std::size_t>(s)];
-    if (!queue.empty()) queue.place(core, cycle);
-    const std::uint64_t c = core.run(SmCore::kNever, finished);
+    const std::uint64_t c = core.run(horizon, finished);
     if (c != SmCore::kNever) events.emplace(c, s);
+    else if (core.next_event() != SmCore::kNever) next.push_back(s);
+  };
+  for (std::uint64_t horizon = start; !halted(horizon);) {
+    horizon = horizon > SmCore::kNever - kHaltSpan ? SmCore::kNever : horizon + kHaltSpan;
+    next.clear();
+    for (int s : behind) step(s, horizon);
+    // Every SM is at the horizon or has its next completion queued: those before the horizon in
+    // time order (ties in SM order), each placing a waiting CTA.
+    while (!events.empty() && !halted(events.top().first)) {
+      const auto [cycle, s] = events.top();
+      events.pop();
+      r.end_cycle = std::max(r.end_cycle, cycle);
+      if (!queue.empty()) queue.place(*cores_[static_cast<std::size_t>(s)], cycle);
+      step(s, horizon);
+    }
+    if (events.empty() && next.empty()) break;
+    behind.swap(next);
   }
+  if (halt_ != Halt::None) return r;
   end_kernel(p, r);
   return r;
 }
@@ -879,9 +916,11 @@ std::vector<KernelRun> Gpu::run_concurrent(const std::vector<Pending>& batch, st
     r.occupancy = batch[k].occupancy;
     r.waves = waves(kl.ctas(), r.occupancy, sms_);
     // Each warp issues each of its program's instructions once: the kernel's own count, though
-    // its SMs also run other kernels' warps.
-    for (std::uint64_t c = 0; c < kl.ctas(); ++c)
-      for (std::uint32_t w = 0; w < kl.warps_per_cta(); ++w) r.warp_instructions += kl.program_of(c, w).instructions();
+    // its SMs also run other kernels' warps. CTAs of one set of programs count as the first.
+    const bool same = kl.warp_programs.empty() && kl.cta_sets.empty();
+    for (std::uint64_t c = 0; c < (same ? 1 : kl.ctas()); ++c)
+      for (std::uint32_t w = 0; w < kl.warps_per_cta(); ++w)
+        r.warp_instructions += kl.program_of(c, w).instructions() * (same ? kl.ctas() : 1);
     const auto [it, first] = last.try_emplace(kl.stream, k);
     if (first) {
       r.launch_cycle = now;
@@ -1011,6 +1050,7 @@ std::vector<KernelRun> Gpu::run_concurrent(const std::vector<Pending>& batch, st
       if (!l.started) t = std::min(t, l.start);
     for (const auto& core : cores_) t = std::min(t, core->next_event());
     if (t == SmCore::kNever) throw std::logic_error("concurrent kernels wait on a GPU with nothing running");
+    if (halted(t)) return runs;
     advance(t);  // completions at t, before anything issues at t
     settle();
     arrive(t);
@@ -1037,7 +1077,50 @@ void Gpu::wait_in_windows(const sc_core::sc_time& end) {
   while (sc_core::sc_time_stamp() < end) wait(std::min(window, end - sc_core::sc_time_stamp()));
 }
 
+bool Gpu::halted(std::uint64_t cycle) {
+  if (halt_ == Halt::None) {
+    if (interrupt_flag().load(std::memory_order_relaxed)) halt_ = Halt::Interrupt;
+    else if (cycle > last_cycle_) halt_ = Halt::Unrepresentable;
+    else if (cycle > limit_cycle_) halt_ = Halt::TimeLimit;
+  }
+  return halt_ != Halt::None;
+}
+
+InputError Gpu::unrepresentable(double cycles, bool at_least) const {
+  const double hz = static_cast<double>(clock().frequency_hz());
+  return InputError(config().loc, config().path,
+                    fmt::format("the run reaches {}{:.4g} s of simulated time, past the {:.0f} s SystemC's 64-bit time "
+                                "holds at 1 fs: refused rather than wrapped; simulate less (a smaller grid, shape or "
+                                "iteration count)",
+                                at_least ? "at least " : "", cycles / hz, to_seconds(sc_core::sc_max_time())));
+}
+
+void Gpu::stop_halted() {
+  if (halt_ == Halt::Unrepresentable) context().fail(unrepresentable(static_cast<double>(last_cycle_) + 1));
+  // The runner ends a run at sim.max_time once SystemC time reaches it.
+  const sc_core::sc_time limit(context().time_limit_s(), sc_core::SC_SEC);
+  if (halt_ == Halt::TimeLimit && limit > sc_core::sc_time_stamp()) {
+    running_energy_ = energy_of(totals()) - finished_energy_;  // what ran, spread up to the limit
+    running_end_ = limit;
+    wait(limit - sc_core::sc_time_stamp());
+  }
+  for (;;) wait(never_);
+}
+
 void Gpu::run() {
+  last_cycle_ = clock().cycle_at(sc_core::sc_max_time());
+  const double limit = context().time_limit_s();
+  limit_cycle_ =
+      limit > 0 ? std::min(last_cycle_, clock().cycle_at(sc_core::sc_time(limit, sc_core::SC_SEC))) : last_cycle_;
+  // An instruction's cycles past kMaxCycles (SmCore::tensor_cycles) are past representable time too.
+  const auto guarded = [this](auto&& f) {
+    try {
+      return f();
+    } catch (const CycleOverflow&) {
+      halt_ = Halt::Unrepresentable;
+      stop_halted();
+    }
+  };
   for (;;) {
     while (queue_.empty()) wait(launched_);
     running_ = true;
@@ -1055,7 +1138,8 @@ void Gpu::run() {
       const std::uint64_t launched = clock().cycle_at(clock().next_edge(sc_core::sc_time_stamp()));
       running_live_ = false;
       running_start_ = clock().time_of(launched + kernel_launch_);
-      const std::vector<KernelRun> runs = run_concurrent(batch, launched);
+      const std::vector<KernelRun> runs = guarded([&] { return run_concurrent(batch, launched); });
+      if (halt_ != Halt::None) stop_halted();
       running_energy_ = energy_of(totals()) - finished_energy_;
       std::vector<std::size_t> order(runs.size());
       for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
@@ -1080,7 +1164,11 @@ void Gpu::run() {
     // its counts are live; a compute-only one runs ahead at once and its energy is spread.
     running_live_ = p.global;
     running_start_ = clock().time_of(start);
-    KernelRun r = run_kernel(p, start);
+    KernelRun r = guarded([&] { return run_kernel(p, start); });
+    if (halt_ != Halt::None || r.end_cycle > last_cycle_) {
+      halt_ = halt_ == Halt::None ? Halt::Unrepresentable : halt_;
+      stop_halted();
+    }
     r.launch_cycle = launched;
     running_energy_ = energy_of(totals()) - finished_energy_;
     running_end_ = clock().time_of(r.end_cycle);

@@ -30,6 +30,7 @@
 #include "accelerators/package/package_device.h"
 #include "sim/analytic.h"
 #include "sim/component.h"
+#include "sim/input_error.h"
 #include "sim/payload_pool.h"
 #include "sim/ports.h"
 #include "sim/reuse.h"
@@ -120,6 +121,21 @@ class Gpu : public Component, public tlm::tlm_mm_interface, public PackageDevice
     bool may_sample = false;
   };
   void run();  // SC_THREAD: runs the queued kernels (concurrently where their streams differ)
+  // A kernel's run stops short, between CTA completions or spans of kHaltSpan cycles, on
+  // SIGINT or SIGTERM (sim/interrupt.h), at sim.max_time, or past the last cycle SystemC time
+  // represents: a compute-only kernel runs ahead of SystemC time in one step, so the runner's
+  // own checks between chunks would come only after the whole kernel.
+  enum class Halt { None, Interrupt, TimeLimit, Unrepresentable };
+  static constexpr std::uint64_t kHaltSpan = 8192;
+  Halt halt_ = Halt::None;
+  std::uint64_t limit_cycle_ = 0, last_cycle_ = 0;  // sim.max_time's cycle (or last_cycle_); the last representable
+  bool halted(std::uint64_t cycle);  // sets halt_ when the run must stop at `cycle`
+  // After a halted kernel: the run waits out sim.max_time, or records the failure; the thread
+  // never goes on.
+  [[noreturn]] void stop_halted();
+  // A run that ends past the last representable cycle (`at_least`: by a lower bound).
+  InputError unrepresentable(double cycles, bool at_least = false) const;
+  sc_core::sc_event never_;
   // Compute-only kernels without clusters of two or more streams, all queued at `now`: each
   // stream's kernels in order, a stream's kernel `kernel_launch` after its turn, their CTAs
   // sharing the SMs by the per-SM resources (older kernels' CTAs placed first). The SMs go in

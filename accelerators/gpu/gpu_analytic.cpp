@@ -4,9 +4,13 @@
 #include <cmath>
 #include <map>
 
+#include "sim/interrupt.h"
+
 namespace strata {
 
 namespace {
+
+constexpr std::uint64_t kWavesSummed = 4096;
 
 // What one warp's program asks of its sub-core and of the SM.
 struct WarpDemand {
@@ -195,6 +199,7 @@ double wave_cycles(const KernelLaunch& k, std::uint64_t first, std::uint64_t cta
 KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, const SmTiming& t, int sms,
                                const MemoryEstimate& memory, std::uint64_t ctas_per_wave) {
   KernelEstimate e;
+  if (k.ctas() == 0) return e;
   MemoryEstimate m = memory;
   m.loads_from_l2 = m.loads_from_l2 || k.expected_dram_bytes > 0;
   std::map<const WarpProgram*, WarpDemand> cache;
@@ -221,7 +226,18 @@ KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, cons
     cta.chain = std::max(cta.chain, 1.0);
   }
   double cycles = 0;
-  for (std::uint64_t first = 0; first < k.ctas(); first += per_wave) {
+  std::uint64_t first = 0;
+  // CTAs that all run the same programs make every full wave alike: a grid of many waves
+  // counts one for them all (few waves are summed one by one, as they always were).
+  const std::uint64_t full = k.ctas() / per_wave;
+  if (k.warp_programs.empty() && k.cta_sets.empty() && full > kWavesSummed) {
+    const std::uint64_t on_busiest = (per_wave + static_cast<std::uint64_t>(sms) - 1) / static_cast<std::uint64_t>(sms);
+    const int busy = static_cast<int>(std::min<std::uint64_t>(per_wave, static_cast<std::uint64_t>(sms)));
+    cycles = static_cast<double>(full) * wave_cycles(k, 0, on_busiest, t, m, busy, cache, cta.chain);
+    first = full * per_wave;
+  }
+  for (std::uint64_t waves = 0; first < k.ctas(); first += per_wave) {
+    if (++waves % 1024 == 0 && interrupt_flag().load(std::memory_order_relaxed)) return e;  // the runner leaves its marker
     // A wave's SMs hold the CTAs spread evenly; the busiest SM (the most CTAs) sets its time.
     const std::uint64_t in_wave = std::min(per_wave, k.ctas() - first);
     const std::uint64_t on_busiest = (in_wave + static_cast<std::uint64_t>(sms) - 1) / static_cast<std::uint64_t>(sms);
@@ -236,12 +252,12 @@ KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, cons
     stores = std::max(stores, d.store_bytes);
     reads = std::max(reads, d.dram_bytes);
   }
-  const double warps = static_cast<double>(k.ctas() * k.warps_per_cta());
+  const double warps = static_cast<double>(k.ctas()) * k.warps_per_cta();
   const double write_back = std::max(0.0, stores * warps - static_cast<double>(m.l2_bytes));
   if (m.dram_bytes_per_cycle > 0)
     cycles = std::max(cycles, std::max((reads * warps + write_back), static_cast<double>(k.expected_dram_bytes)) /
                                   m.dram_bytes_per_cycle);
-  e.cycles = static_cast<std::uint64_t>(std::ceil(cycles));
+  e.cycles = whole_cycles(cycles);
   e.counts.ctas = k.ctas();
   e.counts.busy_cycles = e.cycles * std::min<std::uint64_t>(k.ctas(), static_cast<std::uint64_t>(sms));
   const auto at_least_expected = [&] { e.dram_bytes = std::max(e.dram_bytes, k.expected_dram_bytes); };

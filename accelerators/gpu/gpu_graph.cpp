@@ -20,6 +20,8 @@ GpuKernelTarget Gpu::kernel_target() const {
   t.timing = timing_;
   t.clock_hz = static_cast<double>(clock().frequency_hz());
   t.launch_cycles = kernel_launch_;
+  t.gpcs = gpc_sizes_;
+  t.max_cluster = max_cluster_;
   if (l2_) {
     const Params& l2 = config().child("l2").params;
     t.l2_bytes = static_cast<std::uint64_t>(l2.quantity("size"));
@@ -36,9 +38,27 @@ void Gpu::load_graph(std::shared_ptr<const OpGraph> graph) {
                      "an operator graph's tensors live in global memory: the gpu needs a `memory` behind its L2");
   graph_ = std::make_unique<GraphRun>();
   graph_->graph = std::move(graph);
-  GpuKernelChoices choices = read_kernel_choices(config().child("kernels"));
+  const ValidatedNode& kernels = config().child("kernels");
+  GpuKernelChoices choices = read_kernel_choices(kernels);
   choices.external_collectives = host_ != nullptr;
+  if (choices.gemm.cluster_m > max_cluster_)
+    throw InputError(kernels.params.where("gemm_cluster"), kernels.path + ".gemm_cluster",
+                     fmt::format("a cluster of {} CTAs, but this gpu's max_cluster_size is {}{}", choices.gemm.cluster_m,
+                                 max_cluster_, max_cluster_ <= 1 ? " (no thread-block clusters)" : ""));
   graph_->program = lower_graph_to_gpu(*graph_->graph, kernel_target(), choices);
+  // Up front, a cycle-level run that cannot end within representable time (reported time too:
+  // sim.reuse and sim.sample count skipped work in it), by a lower bound (every flop at the
+  // tensor cores' fastest rate, sparse): it would otherwise simulate for days before being
+  // refused. Analytic runs find out per kernel in no time; sim.max_time bounds the run.
+  if (!context().analytic() && !(context().time_limit_s() > 0)) {
+    double fastest = 0, flops = 0;
+    for (const auto& [format, macs] : timing_.tensor_macs) fastest = std::max(fastest, macs);
+    for (const GpuLoweredOp& op : graph_->program.ops)
+      for (const GpuKernel& k : op.kernels) flops += k.flops;
+    const double cycles = flops / (2 * 2 * fastest * timing_.sub_cores * sms_);
+    if (fastest > 0 && cycles > static_cast<double>(clock().cycle_at(sc_core::sc_max_time())))
+      throw unrepresentable(cycles, true);
+  }
   for (const GpuLoweredOp& op : graph_->program.ops) {
     GraphRun::Row row;
     row.layer = graph_->graph->op(op.op).layer;
@@ -76,8 +96,15 @@ void Gpu::launch_graph() {
       ++g.launched;
       // Reported time is one for the whole run: a GPU of a package, timed with the others, does
       // not sample (as it does not reuse layers).
-      launch(
-          row.kernel->launch, [this, i](const KernelRun& r) { graph_kernel_done(i, r); }, host_ == nullptr);
+      try {
+        launch(
+            row.kernel->launch, [this, i](const KernelRun& r) { graph_kernel_done(i, r); }, host_ == nullptr);
+      } catch (const std::invalid_argument& e) {
+        // The mapper keeps to kernels this GPU places (GpuKernelTarget::fit); an exception must
+        // not unwind through the SystemC kernel all the same.
+        context().fail(InputError(config().loc, config().path, fmt::format("kernel {}: {}", row.kernel->launch.name, e.what())));
+        return;
+      }
       continue;
     }
     // A collective: the stream drains, then waits for the package.

@@ -321,8 +321,17 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
             a.k = at(op.inputs[1]);
             a.v = op.inputs.size() > 2 ? at(op.inputs[2]) : a.k;  // MLA: the latent serves as the values
             a.o = at(op.outputs[0]);
-            const AttentionKernel kind = choose_attention_kernel(a, target, kernel_choices.attention);
-            lowered.kernels.push_back(make_flash_attention(a, target, kind));
+            AttentionKernel kind = choose_attention_kernel(a, target, kernel_choices.attention);
+            GpuKernel kernel = make_flash_attention(a, target, kind);
+            if (kernel_choices.attention == AttentionKernel::Auto && kind == AttentionKernel::Flash3) {
+              try {  // FlashAttention-3's three warp groups need an SM that holds them; else FA2's four warps
+                target.fit(kernel.launch);
+              } catch (const std::invalid_argument&) {
+                kind = AttentionKernel::Flash2;
+                kernel = make_flash_attention(a, target, kind);
+              }
+            }
+            lowered.kernels.push_back(std::move(kernel));
             lowered.config = attention_kernel_name(kind);
             break;
           }
@@ -463,7 +472,14 @@ GpuProgram lower_graph_to_gpu(const OpGraph& graph, const GpuKernelTarget& targe
     } catch (const std::invalid_argument& e) {
       refuse(e.what());
     }
-    for (const GpuKernel& k : lowered.kernels) lowered.min_bytes += k.min_bytes;
+    for (const GpuKernel& k : lowered.kernels) {
+      try {
+        target.fit(k.launch);
+      } catch (const std::invalid_argument& e) {
+        refuse(fmt::format("its {} kernel cannot run on this gpu: {}", k.generator, e.what()));
+      }
+      lowered.min_bytes += k.min_bytes;
+    }
     if (!(fusible(op.kind) && open && open->op == out.ops.size())) open.reset();
     if (product && product->next != out.ops.size() + 1) product.reset();  // neither the product nor its activation
     out.ops.push_back(std::move(lowered));

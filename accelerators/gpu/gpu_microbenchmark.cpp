@@ -484,6 +484,9 @@ GpuMicrobenchmarkWorkload::GpuMicrobenchmarkWorkload(const ValidatedNode& cfg, S
   config_.warps = static_cast<int>(p.integer("warps"));
   config_.lane_stride = static_cast<int>(p.quantity("lane_stride"));
   config_.width = static_cast<int>(p.quantity("width"));
+  if (config_.width != 4 && config_.width != 8 && config_.width != 16)
+    throw InputError(p.where("width"), cfg.path + ".width",
+                     fmt::format("{} B: a lane loads 4, 8 or 16 B (LDS.32, LDS.64, LDS.128)", p.quantity("width")));
   config_.ctas = static_cast<std::uint64_t>(p.integer("ctas"));
   config_.footprint = static_cast<std::uint64_t>(p.quantity("footprint"));
   config_.stride = static_cast<std::uint64_t>(p.quantity("stride"));

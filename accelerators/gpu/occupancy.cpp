@@ -82,6 +82,28 @@ std::uint64_t max_active_clusters(const std::vector<int>& gpcs, int ctas_per_sm,
   return n;
 }
 
+std::uint64_t active_clusters(const std::vector<int>& gpcs, int max_cluster, std::uint64_t ctas, std::uint32_t cluster,
+                              int ctas_per_sm) {
+  if (cluster <= 1) return 0;
+  if (max_cluster <= 1)
+    throw std::invalid_argument(
+        fmt::format("a cluster of {} CTAs: this GPU has no thread-block clusters (its "
+                    "max_cluster_size is 1; clusters need compute capability 9.0)",
+                    cluster));
+  if (static_cast<int>(cluster) > max_cluster)
+    throw std::invalid_argument(
+        fmt::format("a cluster of {} CTAs: at most {} (the gpu's max_cluster_size; 8 is "
+                    "the portable limit, 16 the non-portable one)",
+                    cluster, max_cluster));
+  if (ctas % cluster != 0)
+    throw std::invalid_argument(fmt::format("{} CTAs are not a whole number of clusters of {}", ctas, cluster));
+  const std::uint64_t n = max_active_clusters(gpcs, ctas_per_sm, static_cast<int>(cluster));
+  if (n == 0)
+    throw std::invalid_argument(fmt::format("a cluster of {} CTAs fits no GPC (the largest has {} SMs)", cluster,
+                                            gpcs.empty() ? 0 : *std::max_element(gpcs.begin(), gpcs.end())));
+  return n;
+}
+
 std::uint64_t cluster_waves(std::uint64_t clusters, std::uint64_t active) {
   return active == 0 ? 0 : (clusters + active - 1) / active;
 }

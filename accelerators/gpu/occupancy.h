@@ -66,6 +66,13 @@ std::vector<int> gpc_sizes(int sms, int gpcs);
 // otherwise. 0: the cluster fits no GPC.
 std::uint64_t max_active_clusters(const std::vector<int>& gpcs, int ctas_per_sm, int cluster);
 
+// The clusters of `cluster` CTAs of a grid of `ctas` that co-reside on GPCs `gpcs` (0: a grid
+// without clusters). Throws std::invalid_argument when the GPU has no clusters (`max_cluster`
+// 1), the cluster is larger than `max_cluster` or fits no GPC, or the grid is not a whole
+// number of clusters.
+std::uint64_t active_clusters(const std::vector<int>& gpcs, int max_cluster, std::uint64_t ctas, std::uint32_t cluster,
+                              int ctas_per_sm);
+
 // Rounds of `active` clusters a grid of `clusters` needs.
 std::uint64_t cluster_waves(std::uint64_t clusters, std::uint64_t active);
 

@@ -58,6 +58,12 @@ SmCounts SmCounts::since(const SmCounts& then) const {
   return d;
 }
 
+std::uint64_t whole_cycles(double cycles) {
+  if (!(cycles <= static_cast<double>(kMaxCycles)))  // NaN and infinity too
+    throw CycleOverflow(fmt::format("{} cycles: more than the {} a run can represent", cycles, kMaxCycles));
+  return cycles <= 0 ? 0 : static_cast<std::uint64_t>(std::ceil(cycles));
+}
+
 int SmTiming::pipe_cycles(WarpOp op) const {
   const auto per = [](double lanes) { return static_cast<int>(std::ceil(32.0 / lanes - 1e-9)); };
   switch (op) {
@@ -98,7 +104,7 @@ std::uint64_t SmCore::tensor_cycles(const WarpInstruction& in, double dense_rate
   // A wgmma's warp group spreads its 64 rows over the four warps' sub-cores: a quarter each.
   const std::uint64_t macs = in.op == WarpOp::Wgmma ? in.macs() / 4 : in.macs();
   const double rate = dense_rate * (in.sparse ? 2.0 : 1.0);
-  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(static_cast<double>(macs) / rate)));
+  return std::max<std::uint64_t>(1, whole_cycles(static_cast<double>(macs) / rate));
 }
 
 std::vector<std::uint64_t> SmCore::words(const WarpInstruction& in, const std::vector<std::uint64_t>& pool) const {

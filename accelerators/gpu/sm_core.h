@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -75,6 +76,17 @@ struct SmTiming {
 };
 
 inline constexpr int kLineBytes = 128, kSectorBytes = 32;
+
+// Cycle counts past kMaxCycles (2^62, so that sums of a few still fit 64 bits) are more
+// simulated time than a run can represent (SystemC's 64-bit time at 1 fs is 2^64 fs, about
+// 5.1 hours): they are refused, never wrapped or truncated.
+inline constexpr std::uint64_t kMaxCycles = std::uint64_t{1} << 62;
+class CycleOverflow : public std::overflow_error {
+ public:
+  using std::overflow_error::overflow_error;
+};
+// `cycles` rounded up; throws CycleOverflow when it is not finite or past kMaxCycles.
+std::uint64_t whole_cycles(double cycles);
 inline constexpr int kMaxRegisterBanks = 32;
 
 // One line's sectors of a global access that leaves the SM (an L1 miss or a store), for the

@@ -395,8 +395,8 @@ GpuKernel make_flash_attention(const AttentionProblem& p, const GpuKernelTarget&
   out.generator = std::string("attention.") + attention_kernel_name(kind);
   KernelLaunch& k = out.launch;
   k.name = p.name;
-  k.grid = {static_cast<std::uint32_t>(q_tiles * group), static_cast<std::uint32_t>(p.kv_heads),
-            static_cast<std::uint32_t>(p.batch)};
+  k.grid = {grid_extent(q_tiles * group, "query tiles"), grid_extent(static_cast<std::uint64_t>(p.kv_heads), "KV heads"),
+            grid_extent(static_cast<std::uint64_t>(p.batch), "batches")};
   k.block = {static_cast<std::uint32_t>(32 * writer.warps()), 1, 1};
   if (hopper) {  // as the GEMM's tma_wgmma: what fits the SM with one CTA, its warps in sub-core rounds
     const auto sub_cores = static_cast<std::uint32_t>(target.limits.sub_cores);

@@ -62,9 +62,9 @@ Plan plan(const GemmProblem& p, const GemmConfig& g, const GpuKernelTarget& t, s
   q.c_base = split ? workspace : p.c;
   q.pitch_c = static_cast<std::uint64_t>(std::ceil(static_cast<double>(p.n) * q.c_bytes));
   const auto m = static_cast<std::uint64_t>(p.m), n = static_cast<std::uint64_t>(p.n);
-  q.grid = {static_cast<std::uint32_t>(ceil_div(n, static_cast<std::uint64_t>(g.tile_n))),
-            static_cast<std::uint32_t>(ceil_div(m, static_cast<std::uint64_t>(g.tile_m))),
-            static_cast<std::uint32_t>(split ? g.split_k : p.batch)};
+  q.grid = {grid_extent(ceil_div(n, static_cast<std::uint64_t>(g.tile_n)), "tile columns"),
+            grid_extent(ceil_div(m, static_cast<std::uint64_t>(g.tile_m)), "tile rows"),
+            grid_extent(split ? static_cast<std::uint64_t>(g.split_k) : static_cast<std::uint64_t>(p.batch), "batches")};
   const auto slice_a = static_cast<std::int64_t>(std::ceil(static_cast<double>(q.k_slice) * p.a_bytes));
   const auto slice_b = static_cast<std::int64_t>(std::ceil(static_cast<double>(q.k_slice) * p.b_bytes));
   const auto pa = static_cast<std::int64_t>(q.pitch_a), pb = static_cast<std::int64_t>(q.pitch_b),
@@ -452,7 +452,7 @@ double gemm_dram_bytes(const GemmProblem& p, const GemmConfig& g, const GpuKerne
 
 GemmChoice choose_gemm(const GemmProblem& p, const GpuKernelTarget& t, const GemmConstraints& fixed) {
   GemmChoice best;
-  best.estimated_cycles = -1;
+  std::vector<std::pair<double, GemmConfig>> estimated;  // in the order of enumeration
   const std::string tensor = t.tensor_format(p.compute);
   const double macs_per_cycle = t.tensor_macs_per_sm(tensor);
   const double tb = tensor_format_bytes(tensor);
@@ -535,15 +535,45 @@ GemmChoice choose_gemm(const GemmProblem& p, const GpuKernelTarget& t, const Gem
             cycles += t.launch_cycles + static_cast<double>(p.m) * static_cast<double>(p.n) *
                                             (4.0 * split + p.c_bytes) / t.dram_bytes_per_cycle;
           ++best.candidates;
-          if (best.estimated_cycles < 0 || cycles < best.estimated_cycles - 1e-9) {
-            best.config = g;
-            best.estimated_cycles = cycles;
-          }
+          estimated.emplace_back(cycles, g);
         }
-  if (best.estimated_cycles < 0)
-    throw std::invalid_argument(fixed.any() ? "no GEMM configuration meets the gpu's kernels section here"
-                                            : "no GEMM tile fits this GPU");
-  return best;
+  // The estimate knows tiles, not the SM's limits: the fastest configuration (ties: the order
+  // of enumeration) whose kernels the GPU can place (warp slots, registers, shared memory at
+  // its granularity, clusters per GPC), else the next fastest.
+  std::string why;
+  std::vector<bool> refused(estimated.size(), false);
+  for (;;) {
+    std::size_t pick = estimated.size();
+    for (std::size_t i = 0; i < estimated.size(); ++i)
+      if (!refused[i] && (pick == estimated.size() || estimated[i].first < estimated[pick].first - 1e-9)) pick = i;
+    if (pick == estimated.size()) break;
+    const GemmConfig& g = estimated[pick].second;
+    try {
+      for (const GpuKernel& k : make_gemm(p, g, t, 0)) t.fit(k.launch);
+    } catch (const std::invalid_argument& e) {
+      if (why.empty()) why = fmt::format(" ({}: {})", g.label(), e.what());
+      refused[pick] = true;
+      continue;
+    }
+    best.config = g;
+    best.estimated_cycles = estimated[pick].first;
+    return best;
+  }
+  if (hopper && fixed.main_loop.empty()) {
+    // No warp-specialized kernel fits (an SM of few warp slots): Hopper runs Ampere's kernels too.
+    GemmConstraints ampere = fixed;
+    ampere.main_loop = gemm_main_loop_name(GemmMainLoop::CpAsyncMma);
+    try {
+      GemmChoice fallback = choose_gemm(p, t, ampere);
+      fallback.candidates += best.candidates;
+      return fallback;
+    } catch (const std::invalid_argument&) {
+    }
+  }
+  throw std::invalid_argument(fmt::format("{}{}",
+                                          fixed.any() ? "no GEMM configuration meets the gpu's kernels section here"
+                                                      : "no GEMM tile fits this GPU",
+                                          why));
 }
 
 }  // namespace strata

@@ -12,7 +12,7 @@
 namespace strata {
 
 namespace {
-constexpr int kWarpsPerCta = 4;
+constexpr int kWarpsPerCta = 4;  // an SM with fewer warp slots gets CTAs of what it holds
 constexpr std::uint8_t kWeights = 1, kActivations = 20, kAcc = 40, kConverted = 60, kShuffle = 80;
 }  // namespace
 
@@ -117,12 +117,13 @@ std::vector<GpuKernel> make_gemv(const GemmProblem& p, const GpuKernelTarget& t,
 
   GpuKernel g;
   g.generator = "gemv";
+  const auto per_cta = static_cast<std::uint64_t>(std::clamp(t.limits.max_warps, 1, kWarpsPerCta));
   g.choices = {{"split_k", splits}};
   KernelLaunch& k = g.launch;
   k.name = p.name;
   const auto warps = static_cast<std::uint64_t>(p.n) * static_cast<std::uint64_t>(splits);
-  k.grid = {static_cast<std::uint32_t>((warps + kWarpsPerCta - 1) / kWarpsPerCta), 1, 1};
-  k.block = {32 * kWarpsPerCta, 1, 1};
+  k.grid = {grid_extent((warps + per_cta - 1) / per_cta, "CTAs"), 1, 1};
+  k.block = {static_cast<std::uint32_t>(32 * per_cta), 1, 1};
   k.registers_per_thread = 64;
   k.program = program;
   const double weights = static_cast<double>(p.n) * row_bytes;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -20,6 +21,24 @@ std::string GpuKernelTarget::tensor_format(const std::string& compute) const {
   if (compute == "fp32" && has("tf32")) return "tf32";
   if (has("fp16")) return "fp16";
   throw std::invalid_argument(fmt::format("the tensor core has no rate for {} nor for fp16", compute));
+}
+
+Occupancy GpuKernelTarget::fit(const KernelLaunch& k) const {
+  // KernelLaunch::ctas() multiplies the dimensions in 64 bits.
+  const double ctas = static_cast<double>(k.grid[0]) * k.grid[1] * k.grid[2];
+  if (ctas > 0x1p62 || ctas < 1)
+    throw std::invalid_argument(fmt::format("a grid of {}x{}x{} CTAs: 1 to 2^62 CTAs", k.grid[0], k.grid[1], k.grid[2]));
+  const Occupancy o = occupancy(limits, k.threads_per_cta(), k.registers_per_thread, k.shared_bytes);
+  active_clusters(gpcs.empty() ? gpc_sizes(sms, std::min(8, sms)) : gpcs, max_cluster, k.ctas(), k.cluster,
+                  o.ctas_per_sm);
+  return o;
+}
+
+std::uint32_t grid_extent(std::uint64_t n, const char* what) {
+  if (n > std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument(
+        fmt::format("{} {}: a grid holds at most {} CTAs a dimension", n, what, std::numeric_limits<std::uint32_t>::max()));
+  return static_cast<std::uint32_t>(n);
 }
 
 double GpuKernelTarget::tensor_macs_per_sm(const std::string& format) const {

@@ -25,13 +25,24 @@ struct GpuKernelTarget {
   double dram_bytes_per_cycle = 1800; // sustained, in SM cycles
   double clock_hz = 1.83e9;
   std::uint64_t launch_cycles = 0;    // kernel_launch
+  std::vector<int> gpcs;              // SMs per GPC; empty: sms spread over 8 GPCs (gpc_sizes)
+  int max_cluster = 8;                // max_cluster_size (1: no thread-block clusters)
   bool wgmma() const { return timing.wgmma_latency > 0; }
+  // The occupancy of `k` on this GPU. Throws std::invalid_argument (an OccupancyError for the
+  // SM's limits) when the GPU cannot place it: its CTA does not fit an SM (warp slots,
+  // registers, shared memory at its allocation granularity) or its cluster fits no GPC. The
+  // generators' searches keep to what passes, so the GPU runs every kernel they return.
+  Occupancy fit(const KernelLaunch& k) const;
   // The format the tensor cores run a product computed in `compute` in: `compute` itself when
   // they have a rate for it, TF32 for FP32, else FP16 (operands converted in the main loop).
   // Throws std::invalid_argument when none of these has a rate.
   std::string tensor_format(const std::string& compute) const;
   double tensor_macs_per_sm(const std::string& format) const;  // dense, per cycle
 };
+
+// `n` CTAs along one grid dimension (KernelLaunch::grid holds 32 bits a dimension). Throws
+// std::invalid_argument, naming `what`, when they do not fit.
+std::uint32_t grid_extent(std::uint64_t n, const char* what);
 
 // Bytes per element of a tensor-core format as the instructions see it (TF32: 4; unknown: 2).
 double tensor_format_bytes(const std::string& format);

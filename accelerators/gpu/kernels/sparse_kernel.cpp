@@ -270,7 +270,7 @@ GpuKernel sparse_launch(const SparseProblem& p, const std::vector<std::vector<Sp
   KernelLaunch& k = out.launch;
   k.name = p.name;
   const auto ctas = std::max<std::size_t>(1, (warps.size() + kSparseWarps - 1) / kSparseWarps);
-  k.grid = {static_cast<std::uint32_t>(ctas), 1, 1};
+  k.grid = {grid_extent(ctas, "CTAs"), 1, 1};
   k.block = {32 * kSparseWarps, 1, 1};
   k.registers_per_thread = 64;
   k.warp_programs.assign(ctas * kSparseWarps, nullptr);

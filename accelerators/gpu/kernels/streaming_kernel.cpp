@@ -9,7 +9,7 @@ namespace strata {
 
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = 256;  // an SM with fewer warp slots gets CTAs of what it holds
 constexpr std::uint8_t kData = 1, kResult = 40;
 
 int lane_width(double bytes) {  // a power of two from 1 to 16
@@ -34,10 +34,12 @@ GpuKernel make_streaming(const StreamingWork& w, const GpuKernelTarget& t) {
   widest = std::max(widest, 1.0 / 16);
   const double per_lane = 16.0 / std::min(widest, 16.0);  // elements a lane moves an iteration
   // As many CTAs as the SMs hold (a grid-stride loop), fewer for small tensors.
-  const int per_sm = std::max(1, std::min(t.limits.max_warps / (kThreads / 32), t.limits.max_ctas));
-  const double needed = std::ceil(elements / (kThreads * per_lane));
+  const int cta_warps = std::clamp(t.limits.max_warps, 1, kThreads / 32);
+  const int threads = 32 * cta_warps;
+  const int per_sm = std::max(1, std::min(t.limits.max_warps / cta_warps, t.limits.max_ctas));
+  const double needed = std::ceil(elements / (threads * per_lane));
   const auto ctas = static_cast<std::uint32_t>(std::max(1.0, std::min(needed, static_cast<double>(t.sms) * per_sm)));
-  const double warps = static_cast<double>(ctas) * (kThreads / 32);
+  const double warps = static_cast<double>(ctas) * cta_warps;
   const auto iterations = static_cast<std::uint64_t>(std::max(1.0, std::ceil(elements / (warps * 32 * per_lane))));
 
   auto program = std::make_shared<WarpProgram>();
@@ -87,7 +89,7 @@ GpuKernel make_streaming(const StreamingWork& w, const GpuKernelTarget& t) {
   KernelLaunch& k = out.launch;
   k.name = w.name;
   k.grid = {ctas, 1, 1};
-  k.block = {kThreads, 1, 1};
+  k.block = {static_cast<std::uint32_t>(threads), 1, 1};
   k.registers_per_thread = 32;
   k.program = program;
   k.expected_dram_bytes = bytes;
