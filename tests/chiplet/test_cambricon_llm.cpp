@@ -129,7 +129,7 @@ TEST(CambriconRuns, WeightsAndKvCacheMustFitTheirMemories) {
   EXPECT_CONTAINS(flash, "cambricon-llm-s.yaml");
   EXPECT_CONTAINS(flash, "hardware.flash.organization: holds 256 MiB, less than the");
   EXPECT_CONTAINS(flash, "of the weights of llama-2-7b, page-aligned");
-  const std::string kv = run("--set hardware.kv_memory.organization.rows=1024");
+  const std::string kv = run("--set hardware.kv_memory.organization.rows=64");
   EXPECT_CONTAINS(kv, "hardware.kv_memory.organization: holds");
   EXPECT_CONTAINS(kv, "of the KV cache of llama-2-7b");
   // A flash page of 1 B (16,384 page operations a 16 KiB read) is refused before anything runs.

@@ -135,7 +135,7 @@ TEST_F(ConfigTest, QuantitiesGetTheirFamilysDefaultRange) {
   EXPECT_NO_THROW(resolve(pim, {"hardware.host.link_bandwidth=0 GB/s"}));
   EXPECT_NO_THROW(resolve(flash, {"hardware.timing.tR=9000 s"}));
   // Explicit ranges keep theirs; sim.max_time (at least 0 s) gets the clock's limit too.
-  EXPECT_CONTAINS(error_of(experiment("  latency: 2 s\n")), "out of range [0 s, 1 s]");
+  EXPECT_CONTAINS(error_of(experiment(), {"hardware.latency=2 s"}), "out of range [0 s, 1 s]");
   EXPECT_CONTAINS(error_of(experiment(), {"sim.max_time=1e5 s"}), "sim.max_time: 1e5 s is out of range [0 s, 9223 s]");
 }
 

@@ -83,7 +83,9 @@ TEST(Registry, NoQuantityAcceptsADegenerateValue) {
       ASSERT_TRUE(p.min.has_value()) << name;
       EXPECT_GE(*p.min, 0) << name;
       const bool rate = p.family == strata::UnitFamily::Frequency || p.family == strata::UnitFamily::Bandwidth;
-      if (rate && *p.min == 0) EXPECT_NE(p.description.find('0'), std::string::npos) << name << ": what does 0 mean?";
+      if (rate && *p.min == 0) {
+        EXPECT_NE(p.description.find('0'), std::string::npos) << name << ": what does 0 mean?";
+      }
       if (p.family == strata::UnitFamily::Time) {
         ASSERT_TRUE(p.max.has_value()) << name;
         EXPECT_LE(*p.max, strata::kMaxSimulatedSeconds) << name;
