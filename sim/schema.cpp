@@ -404,14 +404,14 @@ ParamValue parse_value(const ParamSpec& spec, const ConfigNode& node, const std:
   }
   if (spec.min && v.number < *spec.min) {
     throw InputError(node.loc(), key,
-                     spec.max        ? fmt::format("{} is out of range {}", s, range_text(spec))
+                     spec.max           ? fmt::format("{} is out of range {}", s, range_text(spec))
                      : above_zero(spec) ? fmt::format("{} is not positive", s)
                                         : fmt::format("{} is below the minimum {}", s, spec.min_text));
   }
   if (spec.max && v.number > *spec.max) {
     // The Time family's default bound is not a modelling choice: say why.
-    const bool clock_limit = spec.type == ParamType::Quantity && spec.family == UnitFamily::Time &&
-                             *spec.max == kMaxSimulatedSeconds;
+    const bool clock_limit =
+        spec.type == ParamType::Quantity && spec.family == UnitFamily::Time && *spec.max == kMaxSimulatedSeconds;
     throw InputError(node.loc(), key,
                      fmt::format("{} is out of range {}{}", s, range_text(spec),
                                  clock_limit ? ": longer than SystemC's 64-bit femtosecond clock can simulate" : ""));

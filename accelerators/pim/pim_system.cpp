@@ -150,7 +150,8 @@ void PimSystem::load_graph(std::shared_ptr<const OpGraph> graph) {
   std::set<TensorId> held;
   const auto hold = [&](const Operator& op) {
     for (const TensorId t : op.inputs)
-      if (graph_->tensor(t).cls == TensorClass::Weights || graph_->tensor(t).cls == TensorClass::KvCache) held.insert(t);
+      if (graph_->tensor(t).cls == TensorClass::Weights || graph_->tensor(t).cls == TensorClass::KvCache)
+        held.insert(t);
   };
   for (const PimTask& task : tasks_)
     if (task.on_pim || mapping_.host_on_dram_bus) hold(graph_->op(task.op));

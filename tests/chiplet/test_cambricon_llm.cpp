@@ -133,7 +133,8 @@ TEST(CambriconRuns, WeightsAndKvCacheMustFitTheirMemories) {
   EXPECT_CONTAINS(kv, "hardware.kv_memory.organization: holds");
   EXPECT_CONTAINS(kv, "of the KV cache of llama-2-7b");
   // A flash page of 1 B (16,384 page operations a 16 KiB read) is refused before anything runs.
-  EXPECT_CONTAINS(run("--set 'hardware.flash.organization.page=1 B'"), "hardware.flash.organization.page: 1 B is not a NAND page size");
+  EXPECT_CONTAINS(run("--set 'hardware.flash.organization.page=1 B'"),
+                  "hardware.flash.organization.page: 1 B is not a NAND page size");
   EXPECT_FALSE(std::filesystem::exists(dir.file("r")));
 }
 

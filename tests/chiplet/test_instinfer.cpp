@@ -47,8 +47,8 @@ TEST(InstInferRuns, AttentionRunsOnTheDrivesNextToTheKvCache) {
 TEST(InstInferRuns, KvCacheMustFitEachDrivesFlash) {
   TempDir dir;
   const std::string exp = source_path("configs/experiments/instinfer-opt13b.yaml");
-  const CommandResult r = run_strata("run -q '" + exp + "' --set hardware.csd_flash.organization.blocks_per_plane=1 -o '" +
-                                     dir.file("r") + "'");
+  const CommandResult r = run_strata(
+      "run -q '" + exp + "' --set hardware.csd_flash.organization.blocks_per_plane=1 -o '" + dir.file("r") + "'");
   EXPECT_EQ(r.code, 2);
   EXPECT_CONTAINS(r.err, "instinfer-a100.yaml");
   EXPECT_CONTAINS(r.err, "hardware.csd_flash.organization: holds 512 MiB, less than the");

@@ -112,7 +112,7 @@ TEST(BusyCalendar, TouchingBookingsAreOneIntervalAndGapsAreFound) {
   EXPECT_EQ(c.intervals(), 1u);
   EXPECT_DOUBLE_EQ(c.book(200000, 1, 0), 200000);  // leaves a gap [100000, 200000)
   EXPECT_EQ(c.intervals(), 2u);
-  EXPECT_DOUBLE_EQ(c.book(50, 10, 0), 100000);  // the first gap long enough after 50
+  EXPECT_DOUBLE_EQ(c.book(50, 10, 0), 100000);     // the first gap long enough after 50
   EXPECT_DOUBLE_EQ(c.book(0, 200000, 0), 200001);  // the gap is too short: after the last
   EXPECT_DOUBLE_EQ(c.book(5, 0, 0), 100010);       // no time: the first free instant, unbooked
   EXPECT_EQ(c.intervals(), 2u);
@@ -262,10 +262,11 @@ TEST(NandFlashRuns, SigtermStopsAStreamOfLargeRequestsPromptly) {
       "cd '" + std::string(STRATA_SOURCE_DIR) + "' && ('" + std::string(STRATA_BINARY) +
       "' run configs/experiments/flash-cambricon-s-read.yaml --set workload.requests=100000000 --set "
       "'workload.request_bytes=1 MiB' --set workload.max_outstanding=4096 --set 'hardware.organization.page=4 KiB' "
-      "--set hardware.queue_depth=4096 -o '" + out + "' --no-progress >/dev/null 2>'" + dir.file("err") +
-      "' & pid=$!; for i in $(seq 1500); do ls -a '" + out + "' 2>/dev/null | grep -q staging && break; sleep 0.02; done; "
-      "sleep 0.5; t0=$(date +%s.%N); kill -TERM $pid; wait $pid; echo $? >'" + dir.file("code") +
-      "'; echo \"$t0 $(date +%s.%N)\" >'" + dir.file("times") + "')";
+      "--set hardware.queue_depth=4096 -o '" +
+      out + "' --no-progress >/dev/null 2>'" + dir.file("err") + "' & pid=$!; for i in $(seq 1500); do ls -a '" + out +
+      "' 2>/dev/null | grep -q staging && break; sleep 0.02; done; "
+      "sleep 0.5; t0=$(date +%s.%N); kill -TERM $pid; wait $pid; echo $? >'" +
+      dir.file("code") + "'; echo \"$t0 $(date +%s.%N)\" >'" + dir.file("times") + "')";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   EXPECT_EQ(std::stoi(read_file(dir.file("code"))), 143) << read_file(dir.file("err"));
   double sent = 0, ended = 0;
@@ -280,8 +281,8 @@ TEST(NandFlashRuns, SigtermStopsAStreamOfLargeRequestsPromptly) {
 TEST(NandFlashRuns, ATimePastTheSimulatedClockFailsTheRun) {
   TempDir dir;
   const std::string exp = source_path("configs/experiments/flash-cambricon-s-read.yaml");
-  const CommandResult r = run_strata("run -q '" + exp + "' --set workload.requests=256 --set 'hardware.timing.tR=9000 s' -o '" +
-                                     dir.file("r") + "'");
+  const CommandResult r = run_strata(
+      "run -q '" + exp + "' --set workload.requests=256 --set 'hardware.timing.tR=9000 s' -o '" + dir.file("r") + "'");
   EXPECT_EQ(r.code, 2);
   EXPECT_CONTAINS(r.err, "flash-cambricon-s-read.yaml");
   EXPECT_CONTAINS(r.err, "error: hardware: simulated time would reach");

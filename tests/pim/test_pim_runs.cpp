@@ -147,8 +147,10 @@ TEST(PimRuns, DegenerateRatesContentsTooLargeAndTimesPastTheClockAreRefused) {
     return r.err;
   };
   const std::string gemv = "configs/experiments/pim-gemv.yaml", gpt2 = "configs/experiments/pim-gpt2-decode.yaml";
-  EXPECT_CONTAINS(run(gemv, "--set 'hardware.host.bandwidth=0 GB/s'"), "hardware.host.bandwidth: 0 GB/s is not positive");
-  EXPECT_CONTAINS(run(gemv, "--set 'hardware.host.bandwidth=-1 GB/s'"), "hardware.host.bandwidth: -1 GB/s is not positive");
+  EXPECT_CONTAINS(run(gemv, "--set 'hardware.host.bandwidth=0 GB/s'"),
+                  "hardware.host.bandwidth: 0 GB/s is not positive");
+  EXPECT_CONTAINS(run(gemv, "--set 'hardware.host.bandwidth=-1 GB/s'"),
+                  "hardware.host.bandwidth: -1 GB/s is not positive");
   EXPECT_CONTAINS(run(gemv, "--set 'hardware.host.link_bandwidth=-5 GB/s'"),
                   "hardware.host.link_bandwidth: -5 GB/s is below the minimum 0 GB/s");
   const std::string big = run(gemv, "--set workload.n=262144 --set workload.k=65536");

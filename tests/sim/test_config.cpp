@@ -119,7 +119,8 @@ TEST_F(ConfigTest, QuantitiesGetTheirFamilysDefaultRange) {
            "\nworkload: {kind: memory_trace, path: t.trace}\n";
   };
   const std::string flash = on("configs/hardware/flash/cambricon-llm-s.yaml");
-  EXPECT_CONTAINS(error_of(flash, {"hardware.timing.tR=-1 us"}), "hardware.timing.tR: -1 us is out of range [0 s, 9223 s]");
+  EXPECT_CONTAINS(error_of(flash, {"hardware.timing.tR=-1 us"}),
+                  "hardware.timing.tR: -1 us is out of range [0 s, 9223 s]");
   EXPECT_CONTAINS(error_of(flash, {"hardware.timing.t_register=-29 us"}), "-29 us is out of range [0 s, 9223 s]");
   EXPECT_CONTAINS(error_of(flash, {"hardware.timing.tR=1e9 s"}),
                   "hardware.timing.tR: 1e9 s is out of range [0 s, 9223 s]: longer than SystemC's 64-bit femtosecond "
