@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/kernel.h"
+#include "sim/simulated_time.h"
 
 namespace strata {
 
@@ -66,8 +67,10 @@ sc_core::sc_time SimpleMemory::schedule(const sc_core::sc_time& accepted, unsign
   bytes_.add(bytes);
   bit_energy_.add(8ull * bytes);
   bandwidth_series_.add(start, bytes);
-  // The response leaves on the first edge at or after the last byte.
-  const auto done = sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(std::llround(channel_free_s_ * 1e15)));
+  // The response leaves on the first edge at or after the last byte (now, where that is past
+  // the longest simulated time: the run is failing).
+  const double end_s = reachable_time(*this, channel_free_s_) ? channel_free_s_ : to_seconds(accepted);
+  const auto done = sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(std::llround(end_s * 1e15)));
   return clock().next_edge(done);
 }
 

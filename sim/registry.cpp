@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/component.h"
+#include "sim/param_range.h"
 #include "sim/workload.h"
 
 namespace strata {
@@ -82,8 +83,8 @@ void describe_keys(const KindSpec& spec, const std::string& prefix, std::string&
     std::string constraint;
     if (p.required()) constraint = "required";
     else constraint = "default " + (p.default_text->empty() ? std::string("\"\"") : *p.default_text);
-    if (!p.min_text.empty() && !p.max_text.empty()) constraint += fmt::format(", range [{}, {}]", p.min_text, p.max_text);
-    else if (!p.min_text.empty()) constraint += fmt::format(", at least {}", p.min_text);
+    if (p.min && p.max) constraint += ", range " + range_text(p);
+    else if (p.min || p.max) constraint += ", " + range_text(p);
     out += fmt::format("  {:<28} {:<12} {}  ({})\n", prefix + p.name, p.type_label(), p.description, constraint);
   }
   for (const auto& s : spec.slots) {

@@ -15,6 +15,7 @@
 #include "sim/registry.h"
 #include "sim/result_dir.h"
 #include "sim/results_writer.h"
+#include "sim/simulated_time.h"
 #include "sim/workload.h"
 
 namespace fs = std::filesystem;
@@ -173,12 +174,21 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
                        fmt::format("component kind '{}' has no analytic model{}; use sim.fidelity: cycle",
                                    hardware->config().spec->name, driver));
     }
+    double seconds = 0;
     try {
-      end = sc_core::sc_time(model->evaluate_analytic(), sc_core::SC_SEC);
+      seconds = model->evaluate_analytic();
     } catch (const InputError& e) {
       if (!e.loc().file.empty()) throw;
       throw InputError(sim.where("fidelity"), e.key().empty() ? "sim.fidelity" : e.key(), e.message());
     }
+    // As a cycle-level run would (sim/simulated_time.h): a time SystemC cannot represent is
+    // refused, not saturated.
+    if (!(seconds <= kMaxSimulatedSeconds))
+      throw InputError(sim.where("fidelity"), "sim.fidelity",
+                       fmt::format("the analytic estimate, {:.4g} s, is past the {} s that SystemC's 64-bit "
+                                   "femtosecond clock can represent; shorten the workload or the timing",
+                                   seconds, kMaxSimulatedSeconds));
+    end = sc_core::sc_time(seconds, sc_core::SC_SEC);
   } else {
     status = simulate(sim, *workload, power, ctx, options, result.interrupted);
     end = sc_core::sc_time_stamp();

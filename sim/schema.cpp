@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,7 +17,9 @@
 #include <xxhash.h>
 
 #include "sim/number_format.h"
+#include "sim/param_range.h"
 #include "sim/registry.h"
+#include "sim/simulated_time.h"
 #include "sim/text.h"
 
 namespace fs = std::filesystem;
@@ -37,6 +40,12 @@ ParamSpec make(std::string name, ParamType type, std::string description) {
 }
 
 std::string hex128(XXH128_hash_t h) { return fmt::format("{:016x}{:016x}", h.high64, h.low64); }
+
+// A rate's default lower bound (param::quantity): the least positive double, so that
+// `value < min` refuses 0 and every negative value and passes every positive one; its min_text
+// is "0 <unit>", and range_text() writes the bound as exclusive.
+constexpr double kAboveZero = std::numeric_limits<double>::denorm_min();
+bool above_zero(const ParamSpec& p) { return p.min && *p.min == kAboveZero; }
 
 // Parses a bound or value written for a numeric param (Int, Float or Quantity).
 double parse_numeric(const ParamSpec& p, std::string_view text) {
@@ -68,6 +77,17 @@ ParamSpec choice(std::string name, std::vector<std::string> choices, std::string
 ParamSpec quantity(std::string name, UnitFamily family, std::string d) {
   ParamSpec p = make(std::move(name), ParamType::Quantity, std::move(d));
   p.family = family;
+  // The family's default range, which every kind gets and .range() or .at_least() replace: a
+  // rate (Frequency, Bandwidth) must be positive, since 0 or less would be read as infinitely
+  // fast or run time backwards; any other quantity at least 0 (a negative duration, size or
+  // energy means nothing); a time at most kMaxSimulatedSeconds, the longest a run can simulate.
+  // A rate for which 0 means something says so with .at_least("0 ...") and its description.
+  p.at_least(fmt::format("0 {}", base_unit(family)));
+  if (family == UnitFamily::Frequency || family == UnitFamily::Bandwidth) p.min = kAboveZero;
+  if (family == UnitFamily::Time) {
+    p.max = kMaxSimulatedSeconds;
+    p.max_text = fmt::format("{} s", kMaxSimulatedSeconds);
+  }
   return p;
 }
 }  // namespace param
@@ -88,6 +108,12 @@ ParamSpec& ParamSpec::at_least(const std::string& lo) {
   min = parse_numeric(*this, lo);
   min_text = lo;
   return *this;
+}
+
+std::string range_text(const ParamSpec& p) {
+  if (!p.min) return p.max ? fmt::format("at most {}", p.max_text) : "";
+  if (!p.max) return fmt::format("{} {}", above_zero(p) ? "above" : "at least", p.min_text);
+  return fmt::format("{}{}, {}]", above_zero(p) ? "(" : "[", p.min_text, p.max_text);
 }
 
 ParamSpec& ParamSpec::of(ParamType item) {
@@ -379,11 +405,18 @@ ParamValue parse_value(const ParamSpec& spec, const ConfigNode& node, const std:
   }
   if (spec.min && v.number < *spec.min) {
     throw InputError(node.loc(), key,
-                     spec.max ? fmt::format("{} is out of range [{}, {}]", s, spec.min_text, spec.max_text)
-                              : fmt::format("{} is below the minimum {}", s, spec.min_text));
+                     spec.max           ? fmt::format("{} is out of range {}", s, range_text(spec))
+                     : above_zero(spec) ? fmt::format("{} is not positive", s)
+                                        : fmt::format("{} is below the minimum {}", s, spec.min_text));
   }
-  if (spec.max && v.number > *spec.max)
-    throw InputError(node.loc(), key, fmt::format("{} is out of range [{}, {}]", s, spec.min_text, spec.max_text));
+  if (spec.max && v.number > *spec.max) {
+    // The Time family's default bound is not a modelling choice: say why.
+    const bool clock_limit =
+        spec.type == ParamType::Quantity && spec.family == UnitFamily::Time && *spec.max == kMaxSimulatedSeconds;
+    throw InputError(node.loc(), key,
+                     fmt::format("{} is out of range {}{}", s, range_text(spec),
+                                 clock_limit ? ": longer than SystemC's 64-bit femtosecond clock can simulate" : ""));
+  }
   return v;
 }
 

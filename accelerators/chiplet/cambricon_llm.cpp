@@ -12,6 +12,7 @@
 #include "sim/input_error.h"
 #include "sim/rounding.h"
 #include "sim/sim_context.h"
+#include "sim/simulated_time.h"
 #include "sim/tlm_at.h"
 
 namespace strata {
@@ -106,6 +107,17 @@ void CambriconLlm::load_graph(std::shared_ptr<const OpGraph> graph) {
   tokens_ = report_per_token(*graph_, context());
   if (context().analytic())
     throw InputError(SourceLoc{}, "sim.fidelity", "cambricon_llm has no analytic model yet: run at cycle level");
+  // The weights live in the flash, each tensor from a page boundary (run_graph), and the KV
+  // cache in kv_memory: refused up front where they do not fit.
+  const std::uint64_t page = flash_->timeline().spec().page_bytes;
+  double weights = 0, kv = 0;
+  for (const Tensor& t : graph_->tensors()) {
+    if (t.cls == TensorClass::Weights) weights += static_cast<double>(ceil_div(t.bytes, page) * page);
+    if (t.cls == TensorClass::KvCache) kv += static_cast<double>(t.bytes);
+  }
+  const std::string model = graph_->name.empty() ? "the workload" : graph_->name;
+  require_capacity(flash_->capacity(), weights, fmt::format("the weights of {}, page-aligned", model));
+  require_capacity(memory_capacity(*kv_component_), kv, fmt::format("the KV cache of {}", model));
   sc_core::sc_spawn([this] { run_graph(); }, "graph_runner");
 }
 
@@ -263,6 +275,7 @@ void CambriconLlm::run_graph() {
       wait_s = elements / vector_per_s_ + op_flops(op) / 2 / npu_macs_per_s_;
       vector_s_ += wait_s;
     }
+    if (!reachable_time(*this, start + wait_s)) return;  // the run fails (and never finishes)
     if (wait_s > 0) sc_core::wait(sc_core::sc_time(wait_s, sc_core::SC_SEC));
     ++done_;
   }

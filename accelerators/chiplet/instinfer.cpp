@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,7 @@
 #include "sim/input_error.h"
 #include "sim/rounding.h"
 #include "sim/sim_context.h"
+#include "sim/simulated_time.h"
 
 namespace strata {
 
@@ -97,9 +99,27 @@ void InstInfer::load_graph(std::shared_ptr<const OpGraph> graph) {
     const OpId added = host->add_op(std::move(o));
     if (op.kind == OpKind::Attention || append) original_[added] = id;
   }
+  // Each drive holds its share of every attention's KV cache, page-aligned (attention_s):
+  // refused up front where that does not fit its flash.
+  NandFlash& flash = *flashes_.front();
+  const std::uint64_t page = flash.timeline().spec().page_bytes;
+  std::set<TensorId> caches;
+  double kv = 0;
+  for (const Operator& op : graph_->ops())
+    if (op.kind == OpKind::Attention)
+      for (std::size_t i = 1; i < op.inputs.size(); ++i)
+        if (caches.insert(op.inputs[i]).second)
+          kv += static_cast<double>(ceil_div(drive_share(graph_->tensor(op.inputs[i])), page) * page);
+  require_capacity(flash.capacity(), kv,
+                   fmt::format("a drive's share of the KV cache of {}, page-aligned",
+                               graph_->name.empty() ? "the workload" : graph_->name));
   tokens_ = report_per_token(*graph_, context());
   host_->join_package(*this, 0);
   host_->load_graph(host);
+}
+
+std::uint64_t InstInfer::drive_share(const Tensor& kv) const {
+  return static_cast<std::uint64_t>(std::ceil(static_cast<double>(kv.bytes) / static_cast<double>(flashes_.size())));
 }
 
 double InstInfer::attention_s(const Operator& op, double now) {
@@ -110,8 +130,7 @@ double InstInfer::attention_s(const Operator& op, double now) {
   const double arrived = now + link.latency() + q / link.bandwidth();
   double read_done = arrived;
   for (std::size_t i = 1; i < op.inputs.size(); ++i) {
-    const Tensor& kv = graph_->tensor(op.inputs[i]);
-    const auto share = static_cast<std::uint64_t>(std::ceil(static_cast<double>(kv.bytes) / drives));
+    const std::uint64_t share = drive_share(graph_->tensor(op.inputs[i]));
     const auto read = static_cast<std::uint64_t>(std::ceil(static_cast<double>(share) * read_fraction_));
     auto [it, fresh] = kv_base_.emplace(op.inputs[i], next_kv_);
     if (fresh) next_kv_ += ceil_div(share, flashes_.front()->timeline().spec().page_bytes) * flashes_.front()->timeline().spec().page_bytes;
@@ -149,6 +168,7 @@ void InstInfer::reached(int, OpId op) {
   } else {
     seconds = append_s(original);
   }
+  if (!reachable_time(*this, now + seconds)) return;  // the run fails; the host waits no further
   sc_core::sc_spawn([this, op, seconds] {
     sc_core::wait(sc_core::sc_time(seconds, sc_core::SC_SEC));
     host_->complete_collective(op);

@@ -39,6 +39,7 @@ class InstInfer : public Component, public GraphTarget, public CollectiveHost {
 
  private:
   double attention_s(const Operator& op, double now);  // the offloaded attention's seconds from now
+  std::uint64_t drive_share(const Tensor& kv) const;   // the bytes of a KV cache one drive holds
   double append_s(const Operator& op);
 
   std::unique_ptr<Component> host_component_;

@@ -1,13 +1,16 @@
 #include "accelerators/pim/pim_system.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "memory/dram/dram.h"
+#include "memory/memory_capacity.h"
 #include "sim/input_error.h"
 #include "sim/ports.h"
 #include "sim/sim_context.h"
+#include "sim/simulated_time.h"
 #include "sim/text.h"
 
 namespace strata {
@@ -26,7 +29,8 @@ const KindSpec& host_section() {
     s.add(param::quantity("link_bandwidth", UnitFamily::Bandwidth,
                           "the link between host and PIM device where they are apart (AttAcc: NVLink3 600 GB/s); 0: "
                           "the host sits on the DRAM's bus and the PIM commands' own bursts carry its data")
-              .def("0 GB/s"));
+              .def("0 GB/s")
+              .at_least("0 GB/s"));  // 0 means something here (param::quantity: a rate is otherwise positive)
     s.add(param::quantity("launch_latency", UnitFamily::Time, "fixed cost of each operator the host runs").def("0 s"));
     s.add(param::quantity("flop_energy", UnitFamily::Energy, "energy per FLOP of the host's arithmetic").def("0.5 pJ"));
     s.add(param::quantity("memory_energy", UnitFamily::EnergyPerBit,
@@ -141,6 +145,22 @@ PimSystem::~PimSystem() = default;
 void PimSystem::load_graph(std::shared_ptr<const OpGraph> graph) {
   graph_ = std::move(graph);
   tasks_ = map_graph_to_pim(*graph_, mapping_);
+  // The weights and KV caches the PIM DRAM holds: those its units compute on, and, where the
+  // host sits on the DRAM's bus, the host's too. Refused up front where they do not fit.
+  std::set<TensorId> held;
+  const auto hold = [&](const Operator& op) {
+    for (const TensorId t : op.inputs)
+      if (graph_->tensor(t).cls == TensorClass::Weights || graph_->tensor(t).cls == TensorClass::KvCache)
+        held.insert(t);
+  };
+  for (const PimTask& task : tasks_)
+    if (task.on_pim || mapping_.host_on_dram_bus) hold(graph_->op(task.op));
+  double bytes = 0;
+  for (const TensorId t : held) bytes += static_cast<double>(graph_->tensor(t).bytes);
+  const ValidatedNode& organization = config().child("memory").child("organization");
+  require_capacity(MemoryCapacity{dram_.org.capacity_bytes(), organization.loc, organization.path}, bytes,
+                   fmt::format("the weights and KV caches of {} that the PIM DRAM holds",
+                               graph_->name.empty() ? "the workload" : graph_->name));
   if (context().analytic()) return;
   sc_core::sc_spawn([this] { run_graph(); }, "graph_runner");
 }
@@ -152,7 +172,7 @@ std::optional<double> PimSystem::graph_progress() const {
 
 double PimSystem::host_seconds(const PimStep& s) const {
   const double compute = host_.peak_flops > 0 ? s.flops / host_.peak_flops : 0;
-  const double memory = host_.bandwidth > 0 ? s.host_bytes / host_.bandwidth : 0;
+  const double memory = s.host_bytes / host_.bandwidth;  // positive: the schema refuses 0, once read as infinite
   return host_.launch_s + std::max(compute, memory);
 }
 
@@ -188,6 +208,9 @@ PimSystem::StepTime PimSystem::run_step(const PimStep& s, bool analytic) {
     host_memory_->add(static_cast<std::uint64_t>(s.host_bytes * 8));
     return t;
   }
+  // The device's clock moves past the transfer, but not past the longest simulated time (its
+  // refreshes would be caught up one by one, for ever): the run fails there instead.
+  if (!reachable_time(*this, static_cast<double>(device_->now()) * tck + t.seconds)) return t;
   device_->advance_to(device_->now() + static_cast<std::uint64_t>(t.seconds / tck));
   double cycles = 0;
   const auto execute = [&](PimProgram program, const PimEstimate& estimate) {
@@ -277,6 +300,9 @@ void PimSystem::run_graph() {
       pending_to_ = pending_from_ + t.seconds;
       cycles += t.pim_cycles;
       // In windows of sim.stats_window, so the power monitor samples the step's energy as it goes.
+      // A step that would end past the longest simulated time fails the run (and the loop
+      // below would take forever in windows).
+      if (!reachable_time(*this, pending_to_)) return;
       const double window = context().stats_window_s() > 0 ? context().stats_window_s() : t.seconds;
       for (double left = t.seconds; left > 0; left -= window)
         sc_core::wait(sc_core::sc_time(std::min(left, window), sc_core::SC_SEC));

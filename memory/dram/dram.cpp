@@ -311,6 +311,11 @@ Dram::EnergyBreakdown Dram::channel_energy(const Channel& ch, double seconds) co
   return e;
 }
 
+MemoryCapacity Dram::capacity() const {
+  const ValidatedNode& o = config().child("organization");
+  return {spec_.org.capacity_bytes(), o.loc, o.path};
+}
+
 double Dram::dynamic_energy_j() const {
   // Events are counted at the end of the run; while it runs, the channels' counters are live.
   double j = 0;

@@ -21,6 +21,7 @@
 #include "memory/dram/dram_energy.h"
 #include "memory/dram/dram_spec.h"
 #include "memory/dram/protocol_checker.h"
+#include "memory/memory_capacity.h"
 #include "sim/component.h"
 #include "sim/ports.h"
 #include "sim/tlm_at.h"
@@ -35,6 +36,7 @@ class Dram : public Component, public MemoryTarget, public AnalyticMemory {
   TargetSocket& target_socket() override { return port_.socket(); }
   double peak_bandwidth() const override { return spec_.peak_bandwidth(); }
   int queues() const override { return spec_.org.controllers(); }
+  MemoryCapacity capacity() const;  // its organization's bytes
   int queue_of(std::uint64_t address) const override { return mapping_.decode(address).channel; }
   // Analytic fidelity: the closed forms of dram_analytic.h.
   double sustained_bandwidth() const override { return analytic().sustained_bandwidth(); }

@@ -1,6 +1,7 @@
 #include "memory/flash/flash_timeline.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace strata {
 
@@ -39,17 +40,29 @@ FlashAddress FlashTimeline::decode(std::uint64_t address) const {
 }
 
 double BusyCalendar::book(double ready, double seconds, double horizon) {
-  std::size_t gone = 0;
-  while (gone < busy_.size() && busy_[gone].second <= horizon) ++gone;
-  busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(gone));
+  while (!busy_.empty() && busy_.begin()->second <= horizon) busy_.erase(busy_.begin());
+  // The first interval that ends after `ready`: the last one starting at or before it, if it
+  // is still busy then, else the next.
+  auto at = busy_.upper_bound(ready);
+  if (at != busy_.begin() && std::prev(at)->second > ready) --at;
   double start = ready;
-  auto at = busy_.begin();
   for (; at != busy_.end(); ++at) {
-    if (at->second <= start) continue;           // ends before the candidate start
-    if (at->first >= start + seconds) break;     // the gap before it fits
-    start = at->second;                          // overlaps: try after it
+    if (at->first >= start + seconds) break;  // the gap before it fits
+    start = std::max(start, at->second);      // overlaps: try after it
   }
-  busy_.insert(at, {start, start + seconds});
+  if (!(seconds > 0)) return start;  // occupies nothing
+  // Insert [start, end) before `at`, joined with a neighbour it touches.
+  const double begin = start;
+  double end = start + seconds;
+  if (at != busy_.end() && at->first == end) {
+    end = at->second;
+    at = busy_.erase(at);
+  }
+  if (at != busy_.begin() && std::prev(at)->second == begin) {
+    std::prev(at)->second = end;
+  } else {
+    busy_.emplace_hint(at, begin, end);
+  }
   return start;
 }
 

@@ -18,8 +18,9 @@
 // transfer booked for when its page will be sensed; planes and cores serve in booking order.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <utility>
+#include <map>
 #include <vector>
 
 namespace strata {
@@ -60,14 +61,20 @@ struct FlashAddress {
 };
 
 // Busy intervals of one resource, in time order; bookings take the first gap that fits.
+// Logarithmic in the intervals held: a request of many pages books them all at one arrival
+// (nothing is forgotten until a later one), and a list scanned from its start made that
+// quadratic. Intervals that touch are one (a run of commands back to back is one interval), so
+// the scan for a gap passes only real gaps.
 class BusyCalendar {
  public:
   // Books `seconds` at or after `ready`; returns the start. Intervals ending at or before
-  // `horizon` (no later booking starts before it) are forgotten.
+  // `horizon` (no later booking starts before it) are forgotten. A booking of no time occupies
+  // nothing.
   double book(double ready, double seconds, double horizon);
+  std::size_t intervals() const { return busy_.size(); }
 
  private:
-  std::vector<std::pair<double, double>> busy_;  // [start, end), sorted, disjoint
+  std::map<double, double> busy_;  // start -> end of [start, end): disjoint, not touching
 };
 
 class FlashTimeline {

@@ -9,6 +9,7 @@
 #include "memory/flash/outlier_ecc.h"
 #include "sim/kernel.h"
 #include "sim/rounding.h"
+#include "sim/simulated_time.h"
 
 namespace strata {
 namespace {
@@ -27,7 +28,7 @@ const KindSpec& organization_section() {
               .range("1", "16"));
     s.add(param::integer("blocks_per_plane", "erase blocks of a plane").def("2048").range("1", "1048576"));
     s.add(param::integer("pages_per_block", "pages of a block").def("256").range("1", "65536"));
-    s.add(param::quantity("page", UnitFamily::Size, "data bytes of a page (4, 8 or 16 KiB)").def("16 KiB"));
+    s.add(param::quantity("page", UnitFamily::Size, "data bytes of a page: 4, 8 or 16 KiB").def("16 KiB"));
     s.add(param::quantity("spare", UnitFamily::Size, "spare (out-of-band) bytes of a page: ECC and metadata")
               .def("1664 B"));
     return s;
@@ -93,6 +94,11 @@ FlashSpec flash_spec(const ValidatedNode& cfg) {
   f.blocks_per_plane = o.integer("blocks_per_plane");
   f.pages_per_block = o.integer("pages_per_block");
   f.page_bytes = static_cast<std::uint64_t>(o.quantity("page"));
+  // The page sizes NAND parts have, as documented: a page of a few bytes made a 16 KiB request
+  // thousands of page operations (a run that never ends) and is no device.
+  if (f.page_bytes != 4096 && f.page_bytes != 8192 && f.page_bytes != 16384)
+    throw InputError(o.where("page"), cfg.path + ".organization.page",
+                     fmt::format("{:g} B is not a NAND page size: 4, 8 or 16 KiB", o.quantity("page")));
   f.spare_bytes = static_cast<std::uint64_t>(o.quantity("spare"));
   const Params& t = cfg.child("timing").params;
   f.t_read = t.quantity("tR");
@@ -112,7 +118,6 @@ FlashSpec flash_spec(const ValidatedNode& cfg) {
                        fmt::format("the outlier ECC of a {} B page needs {} B of spare area, more than {} B",
                                    f.page_bytes, need, f.spare_bytes));
   }
-  if (f.page_bytes == 0) throw InputError(o.where("page"), cfg.path + ".organization.page", "must be at least 1 B");
   return f;
 }
 
@@ -144,6 +149,11 @@ NandFlash::NandFlash(sc_core::sc_module_name name, const ValidatedNode& cfg, Sim
   scalar("capacity", "B", "data bytes of the device").set(static_cast<double>(timeline_.spec().capacity()));
 }
 
+MemoryCapacity NandFlash::capacity() const {
+  const ValidatedNode& o = config().child("organization");
+  return {timeline_.spec().capacity(), o.loc, o.path};
+}
+
 double NandFlash::page_scale() const {
   // The table's energies are per page of its own size.
   return static_cast<double>(timeline_.spec().page_bytes) / std::max(1.0, nand_cost(tech()).page_bytes);
@@ -170,7 +180,8 @@ bool NandFlash::accept(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time&
   if (inflight_ >= queue_depth_) return false;
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
   const sc_core::sc_time arrival = clock().next_edge(sc_core::sc_time_stamp() + delay);
-  const double done = serve(gp.is_write(), gp.get_address(), gp.get_data_length(), to_seconds(arrival));
+  double done = serve(gp.is_write(), gp.get_address(), gp.get_data_length(), to_seconds(arrival));
+  if (!reachable_time(*this, done)) done = to_seconds(arrival);  // the run is failing: answer now
   ++inflight_;
   port_.respond(port, gp, clock().next_edge(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(std::llround(done * 1e15)))));
   delay = arrival - sc_core::sc_time_stamp();
@@ -179,7 +190,8 @@ bool NandFlash::accept(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time&
 
 void NandFlash::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   const double start = to_seconds(sc_core::sc_time_stamp() + delay);
-  const double done = serve(gp.is_write(), gp.get_address(), gp.get_data_length(), start);
+  double done = serve(gp.is_write(), gp.get_address(), gp.get_data_length(), start);
+  if (!reachable_time(*this, done)) done = start;  // the run is failing: answer now
   delay = sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(std::llround(done * 1e15))) - sc_core::sc_time_stamp();
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }

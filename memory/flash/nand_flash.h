@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "memory/flash/flash_timeline.h"
+#include "memory/memory_capacity.h"
 #include "sim/component.h"
 #include "sim/ports.h"
 #include "sim/tlm_at.h"
@@ -30,6 +31,7 @@ class NandFlash : public Component, public MemoryTarget, public AnalyticMemory {
 
   TargetSocket& target_socket() override { return port_.socket(); }
   double peak_bandwidth() const override { return timeline_.spec().channels * timeline_.spec().bus_bytes_per_s; }
+  MemoryCapacity capacity() const;  // its organization's bytes
   int queues() const override { return timeline_.spec().channels; }
   int queue_of(std::uint64_t address) const override { return timeline_.decode(address).channel; }
 

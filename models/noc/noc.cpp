@@ -8,6 +8,7 @@
 
 #include "models/noc/router_cost.h"
 #include "sim/kernel.h"
+#include "sim/simulated_time.h"
 
 namespace strata {
 
@@ -155,7 +156,8 @@ sc_core::sc_time Noc::traverse(int core, int port, bool to_memory, std::uint64_t
   queueing_.sample(waited * 1e9);
   bit_energy_->add(8 * bytes * links.size());
   // The tail arrives one serialisation time after the head; land on our clock's edge.
-  const double arrive = t + serialise;
+  double arrive = t + serialise;
+  if (!reachable_time(*this, arrive)) arrive = to_seconds(start);  // the run is failing: deliver now
   return clock().next_edge(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(std::llround(arrive * 1e15))));
 }
 

@@ -2,6 +2,8 @@
 // against the paper's figures and the formulas, and decode runs through the strata binary.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "accelerators/chiplet/flash_tiling.h"
@@ -109,6 +111,31 @@ TEST(CambriconRuns, LinkEnergyPerBitFollowsThePackaging) {
     EXPECT_GT(bits, 0);
     EXPECT_NEAR(link["energy"]["bit"]["value"].get<double>() / bits, pj * 1e-12, 1e-3 * pj * 1e-12) << packaging;
   }
+}
+
+// Contents that do not fit their memory are refused up front in one line naming the capacity's
+// key (exit 2, no result): Llama-2-7B's 6.7 GB of weights in a flash of 256 MiB (one block a
+// plane) ran as fast as in 128 GiB, and its KV cache in a DRAM too small for it.
+TEST(CambriconRuns, WeightsAndKvCacheMustFitTheirMemories) {
+  TempDir dir;
+  const std::string exp = source_path("configs/experiments/chiplet-cambricon-s-llama7b.yaml");
+  const auto run = [&](const std::string& sets) {
+    const CommandResult r = run_strata("run -q '" + exp + "' " + sets + " -o '" + dir.file("r") + "'");
+    EXPECT_EQ(r.code, 2) << sets;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+    return r.err;
+  };
+  const std::string flash = run("--set hardware.flash.organization.blocks_per_plane=1");
+  EXPECT_CONTAINS(flash, "cambricon-llm-s.yaml");
+  EXPECT_CONTAINS(flash, "hardware.flash.organization: holds 256 MiB, less than the");
+  EXPECT_CONTAINS(flash, "of the weights of llama-2-7b, page-aligned");
+  const std::string kv = run("--set hardware.kv_memory.organization.rows=64");
+  EXPECT_CONTAINS(kv, "hardware.kv_memory.organization: holds");
+  EXPECT_CONTAINS(kv, "of the KV cache of llama-2-7b");
+  // A flash page of 1 B (16,384 page operations a 16 KiB read) is refused before anything runs.
+  EXPECT_CONTAINS(run("--set 'hardware.flash.organization.page=1 B'"),
+                  "hardware.flash.organization.page: 1 B is not a NAND page size");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r")));
 }
 
 }  // namespace

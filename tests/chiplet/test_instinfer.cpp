@@ -2,6 +2,8 @@
 // to computational SSDs, through the strata binary.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "test_util.h"
@@ -37,6 +39,22 @@ TEST(InstInferRuns, AttentionRunsOnTheDrivesNextToTheKvCache) {
   const auto [s2, h2] = run("two", " --set hardware.csds=2");
   EXPECT_NEAR(h2["csd"]["kv_read_bytes"]["value"].get<double>(), kv, 2);
   EXPECT_LT(h2["csd"]["attention_s"]["value"].get<double>(), attention);
+}
+
+// Each drive's share of the KV cache must fit its flash: refused up front in one line naming the
+// flash's organization (exit 2, no result). OPT-13B's cache at 1,024 tokens (about 840 MB in
+// FP16) does not fit a flash of one block a plane (512 MiB).
+TEST(InstInferRuns, KvCacheMustFitEachDrivesFlash) {
+  TempDir dir;
+  const std::string exp = source_path("configs/experiments/instinfer-opt13b.yaml");
+  const CommandResult r = run_strata(
+      "run -q '" + exp + "' --set hardware.csd_flash.organization.blocks_per_plane=1 -o '" + dir.file("r") + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_CONTAINS(r.err, "instinfer-a100.yaml");
+  EXPECT_CONTAINS(r.err, "hardware.csd_flash.organization: holds 512 MiB, less than the");
+  EXPECT_CONTAINS(r.err, "of a drive's share of the KV cache of opt-13b, page-aligned");
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r")));
 }
 
 }  // namespace

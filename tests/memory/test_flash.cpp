@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <bitset>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -102,6 +104,40 @@ TEST(FlashTimeline, StreamsMeetTheChannelOrThePlaneCeiling) {
   EXPECT_NEAR(stream(one, 200), 16384 / (30e-6 + 7e-9), 0.01 * 16384 / 30e-6);
 }
 
+// Bookings that touch are one interval (commands back to back), a gap too short is passed, and
+// a booking of no time occupies nothing: what keeps the calendar's search short.
+TEST(BusyCalendar, TouchingBookingsAreOneIntervalAndGapsAreFound) {
+  BusyCalendar c;
+  for (int i = 0; i < 100000; ++i) EXPECT_DOUBLE_EQ(c.book(0, 1, 0), i);
+  EXPECT_EQ(c.intervals(), 1u);
+  EXPECT_DOUBLE_EQ(c.book(200000, 1, 0), 200000);  // leaves a gap [100000, 200000)
+  EXPECT_EQ(c.intervals(), 2u);
+  EXPECT_DOUBLE_EQ(c.book(50, 10, 0), 100000);     // the first gap long enough after 50
+  EXPECT_DOUBLE_EQ(c.book(0, 200000, 0), 200001);  // the gap is too short: after the last
+  EXPECT_DOUBLE_EQ(c.book(5, 0, 0), 100010);       // no time: the first free instant, unbooked
+  EXPECT_EQ(c.intervals(), 2u);
+  EXPECT_DOUBLE_EQ(c.book(100010, 99990, 0), 100010);  // fills the gap exactly: all one again
+  EXPECT_EQ(c.intervals(), 1u);
+  EXPECT_DOUBLE_EQ(c.book(500000, 1, 400001), 500000);  // what ended by the horizon is forgotten
+  EXPECT_EQ(c.intervals(), 1u);
+}
+
+// A request of many pages books them all at one arrival: a million 4 KiB pages (a 4 GiB read) on
+// Cambricon-LLM-S's geometry took the calendar that scanned its list from the start minutes; in
+// logarithmic time it is well under a second (the bound is generous, for slow machines).
+TEST(FlashTimeline, ARequestOfManyPagesIsBookedInLogarithmicTime) {
+  FlashSpec s = cambricon_s();
+  s.page_bytes = 4096;
+  FlashTimeline t(s);
+  const auto begin = std::chrono::steady_clock::now();
+  const double done = t.read(0, std::uint64_t{1} << 32, 0);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count(), 30);
+  EXPECT_EQ(t.page_reads(), 1u << 20);
+  // Channel-bound: each bus carries its 131,072 commands and pages back to back.
+  const double bus = 131072 * (7e-9 + 4096 / 1e9);
+  EXPECT_NEAR(done, bus, 0.01 * bus);
+}
+
 // The outlier ECC's size for a 16 KB INT8 page: 163 protected values, 8 x 9 + 35 x 163 = 5,777
 // bits = 723 B (the paper prints 722), inside the 1,664 B spare area.
 TEST(OutlierEcc, SizeOfAPagesProtection) {
@@ -186,6 +222,73 @@ TEST(NandFlashRuns, PageReadStreamIsChannelBound) {
   EXPECT_CONTAINS(small.err, "hardware.organization.spare");
   EXPECT_CONTAINS(small.err, "needs 723 B of spare area");
   EXPECT_FALSE(std::filesystem::exists(dir.file("s")));
+}
+
+// Degenerate timing and page sizes are refused in one line naming the key (exit 2, no result):
+// they ran before, as reads at 16 TB/s (tR -1 us, a bus of 0 Hz), a run "complete" at a
+// saturated 2^63 fs (tR 1e9 s), or 16,384 page operations a 16 KiB request (a page of 1 B).
+TEST(NandFlashRuns, DegenerateTimingAndPageSizesAreRefusedInOneLine) {
+  TempDir dir;
+  const std::string exp = source_path("configs/experiments/flash-cambricon-s-read.yaml");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"hardware.timing.tR=-1 us", "hardware.timing.tR: -1 us is out of range [0 s, 9223 s]"},
+      {"hardware.timing.tR=-29 us", "hardware.timing.tR: -29 us is out of range"},
+      {"hardware.timing.tR=1e9 s", "longer than SystemC's 64-bit femtosecond clock can simulate"},
+      {"hardware.timing.bus_rate=0 Hz", "hardware.timing.bus_rate: 0 Hz is not positive"},
+      {"hardware.organization.page=1 B", "hardware.organization.page: 1 B is not a NAND page size: 4, 8 or 16 KiB"},
+      {"hardware.organization.page=3 KiB", "hardware.organization.page: 3072 B is not a NAND page size"},
+  };
+  for (const auto& [set, message] : cases) {
+    const CommandResult r = run_strata("run -q '" + exp + "' --set '" + set + "' -o '" + dir.file("r") + "'");
+    EXPECT_EQ(r.code, 2) << set;
+    EXPECT_CONTAINS(r.err, message);
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r")));
+  // The documented sizes run.
+  EXPECT_EQ(run_strata("run -q '" + exp + "' --set workload.requests=64 --set 'hardware.organization.page=8 KiB' -o '" +
+                       dir.file("ok") + "'")
+                .code,
+            0);
+}
+
+// Requests of many pages keep a run's chunks short, so SIGTERM is honoured at once: a stream of
+// 1 MiB reads of 4 KiB pages (256 page bookings each, thousands in flight), stopped while it
+// runs, leaves its marker and exits 143 within a generous bound (well under a second here).
+TEST(NandFlashRuns, SigtermStopsAStreamOfLargeRequestsPromptly) {
+  TempDir dir;
+  const std::string out = dir.file("out");
+  const std::string cmd =
+      "cd '" + std::string(STRATA_SOURCE_DIR) + "' && ('" + std::string(STRATA_BINARY) +
+      "' run configs/experiments/flash-cambricon-s-read.yaml --set workload.requests=100000000 --set "
+      "'workload.request_bytes=1 MiB' --set workload.max_outstanding=4096 --set 'hardware.organization.page=4 KiB' "
+      "--set hardware.queue_depth=4096 -o '" +
+      out + "' --no-progress >/dev/null 2>'" + dir.file("err") + "' & pid=$!; for i in $(seq 1500); do ls -a '" + out +
+      "' 2>/dev/null | grep -q staging && break; sleep 0.02; done; "
+      "sleep 0.5; t0=$(date +%s.%N); kill -TERM $pid; wait $pid; echo $? >'" +
+      dir.file("code") + "'; echo \"$t0 $(date +%s.%N)\" >'" + dir.file("times") + "')";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(std::stoi(read_file(dir.file("code"))), 143) << read_file(dir.file("err"));
+  double sent = 0, ended = 0;
+  std::istringstream(read_file(dir.file("times"))) >> sent >> ended;
+  EXPECT_LT(ended - sent, 5.0);
+  EXPECT_TRUE(std::filesystem::exists(out + "/interrupted.json"));
+}
+
+// A run whose simulated time would pass what SystemC's clock can represent fails in one line
+// naming the component (exit 2, no result), instead of saturating at 2^63 fs and reporting
+// "complete": a tR of 9,000 s is valid, but four reads queued on a plane end past 9,223 s.
+TEST(NandFlashRuns, ATimePastTheSimulatedClockFailsTheRun) {
+  TempDir dir;
+  const std::string exp = source_path("configs/experiments/flash-cambricon-s-read.yaml");
+  const CommandResult r = run_strata(
+      "run -q '" + exp + "' --set workload.requests=256 --set 'hardware.timing.tR=9000 s' -o '" + dir.file("r") + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_CONTAINS(r.err, "flash-cambricon-s-read.yaml");
+  EXPECT_CONTAINS(r.err, "error: hardware: simulated time would reach");
+  EXPECT_CONTAINS(r.err, "past the 9223 s that SystemC's 64-bit femtosecond clock can represent");
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r/summary.json")));
 }
 
 }  // namespace

@@ -133,5 +133,34 @@ TEST(PimRuns, BadInputsNameTheKey) {
   EXPECT_FALSE(std::ifstream(dir.file("res/summary.json")).good());
 }
 
+// A host's bandwidths must be positive (0 on the link: a host on the DRAM's bus), the weights
+// must fit the PIM DRAM, and a step that would end past what SystemC's clock can represent fails
+// the run: each is one line naming the key, exit 2, no result. Before, 0 and -1 GB/s were read
+// as infinitely fast and 32 GiB of weights ran in a DRAM of a few.
+TEST(PimRuns, DegenerateRatesContentsTooLargeAndTimesPastTheClockAreRefused) {
+  TempDir dir;
+  const auto run = [&](const std::string& experiment, const std::string& sets) {
+    const CommandResult r =
+        run_strata("run -q '" + source_path(experiment) + "' " + sets + " -o '" + dir.file("r") + "'");
+    EXPECT_EQ(r.code, 2) << sets;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+    return r.err;
+  };
+  const std::string gemv = "configs/experiments/pim-gemv.yaml", gpt2 = "configs/experiments/pim-gpt2-decode.yaml";
+  EXPECT_CONTAINS(run(gemv, "--set 'hardware.host.bandwidth=0 GB/s'"),
+                  "hardware.host.bandwidth: 0 GB/s is not positive");
+  EXPECT_CONTAINS(run(gemv, "--set 'hardware.host.bandwidth=-1 GB/s'"),
+                  "hardware.host.bandwidth: -1 GB/s is not positive");
+  EXPECT_CONTAINS(run(gemv, "--set 'hardware.host.link_bandwidth=-5 GB/s'"),
+                  "hardware.host.link_bandwidth: -5 GB/s is below the minimum 0 GB/s");
+  const std::string big = run(gemv, "--set workload.n=262144 --set workload.k=65536");
+  EXPECT_CONTAINS(big, "hardware.memory.organization: holds");
+  EXPECT_CONTAINS(big, "less than the 32 GiB of the weights and KV caches of gemm that the PIM DRAM holds");
+  const std::string slow = run(gpt2, "--set workload.model.layers=1 --set 'hardware.host.bandwidth=0.001 B/s'");
+  EXPECT_CONTAINS(slow, "pim-gpt2-decode.yaml");
+  EXPECT_CONTAINS(slow, "error: hardware: simulated time would reach");
+  EXPECT_FALSE(std::ifstream(dir.file("r/summary.json")).good());
+}
+
 }  // namespace
 }  // namespace strata::testing

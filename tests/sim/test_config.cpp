@@ -109,6 +109,37 @@ TEST_F(ConfigTest, OutOfRange) {
   EXPECT_CONTAINS(error_of(experiment("  clock: 500 GHz\n")), "out of range [1 kHz, 100 GHz]");
 }
 
+// A quantity gets its family's range unless its spec sets one (param::quantity): a rate must be
+// positive, any other quantity at least 0, a time no longer than SystemC's 64-bit femtosecond
+// clock can simulate. Every kind gets it: the NAND flash's timing and a PIM host's bandwidths,
+// which had no range, took -1 us, 0 Hz and 0 GB/s (read as infinitely fast) and 1e9 s.
+TEST_F(ConfigTest, QuantitiesGetTheirFamilysDefaultRange) {
+  const auto on = [](const std::string& preset) {
+    return "name: t\nhardware:\n  extends: " + strata::testing::source_path(preset) +
+           "\nworkload: {kind: memory_trace, path: t.trace}\n";
+  };
+  const std::string flash = on("configs/hardware/flash/cambricon-llm-s.yaml");
+  EXPECT_CONTAINS(error_of(flash, {"hardware.timing.tR=-1 us"}),
+                  "hardware.timing.tR: -1 us is out of range [0 s, 9223 s]");
+  EXPECT_CONTAINS(error_of(flash, {"hardware.timing.t_register=-29 us"}), "-29 us is out of range [0 s, 9223 s]");
+  EXPECT_CONTAINS(error_of(flash, {"hardware.timing.tR=1e9 s"}),
+                  "hardware.timing.tR: 1e9 s is out of range [0 s, 9223 s]: longer than SystemC's 64-bit femtosecond "
+                  "clock can simulate");
+  EXPECT_CONTAINS(error_of(flash, {"hardware.timing.bus_rate=0 Hz"}), "hardware.timing.bus_rate: 0 Hz is not positive");
+  EXPECT_CONTAINS(error_of(flash, {"hardware.organization.spare=-1 B"}), "-1 B is below the minimum 0 B");
+  const std::string pim = on("configs/hardware/pim/attacc.yaml");
+  EXPECT_CONTAINS(error_of(pim, {"hardware.host.bandwidth=0 GB/s"}), "hardware.host.bandwidth: 0 GB/s is not positive");
+  EXPECT_CONTAINS(error_of(pim, {"hardware.host.bandwidth=-1 GB/s"}), "-1 GB/s is not positive");
+  EXPECT_CONTAINS(error_of(pim, {"hardware.host.link_bandwidth=-5 GB/s"}),
+                  "hardware.host.link_bandwidth: -5 GB/s is below the minimum 0 GB/s");
+  // 0 where the spec says what it means (a host on the DRAM's bus); a time within the clock.
+  EXPECT_NO_THROW(resolve(pim, {"hardware.host.link_bandwidth=0 GB/s"}));
+  EXPECT_NO_THROW(resolve(flash, {"hardware.timing.tR=9000 s"}));
+  // Explicit ranges keep theirs; sim.max_time (at least 0 s) gets the clock's limit too.
+  EXPECT_CONTAINS(error_of(experiment(), {"hardware.latency=2 s"}), "out of range [0 s, 1 s]");
+  EXPECT_CONTAINS(error_of(experiment(), {"sim.max_time=1e5 s"}), "sim.max_time: 1e5 s is out of range [0 s, 9223 s]");
+}
+
 TEST_F(ConfigTest, MissingRequiredKeys) {
   EXPECT_CONTAINS(error_of("name: t\nhardware: {kind: simple_memory}\n"), "missing required key 'workload'");
   EXPECT_CONTAINS(error_of("name: t\nhardware: {kind: simple_memory}\nworkload: {kind: memory_trace}\n"),

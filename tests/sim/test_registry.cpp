@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <CLI/CLI.hpp>
 
 #include "accelerators/builtin_kinds.h"
@@ -7,6 +9,7 @@
 #include "sim/cli_extension.h"
 #include "sim/component.h"
 #include "sim/registry.h"
+#include "sim/simulated_time.h"
 
 namespace {
 
@@ -61,6 +64,43 @@ TEST(Registry, BuiltinKinds) {
       for (const auto& p : k->params) EXPECT_FALSE(p.description.empty()) << k->name << "." << p.name;
     }
   }
+}
+
+// No quantity of any kind accepts a negative value or a time SystemC cannot simulate, and a rate
+// (frequency, bandwidth) accepts 0 only where its description says what 0 means: the family
+// defaults of param::quantity hold for every kind and section, and the specs that replace them
+// keep to the same rules.
+TEST(Registry, NoQuantityAcceptsADegenerateValue) {
+  strata::Registry r;
+  strata::register_builtin_kinds(r);
+  int checked = 0;
+  std::function<void(const strata::KindSpec&, const std::string&)> check = [&](const strata::KindSpec& k,
+                                                                               const std::string& where) {
+    for (const auto& p : k.params) {
+      if (p.type != strata::ParamType::Quantity) continue;
+      ++checked;
+      const std::string name = where + "." + p.name;
+      ASSERT_TRUE(p.min.has_value()) << name;
+      EXPECT_GE(*p.min, 0) << name;
+      const bool rate = p.family == strata::UnitFamily::Frequency || p.family == strata::UnitFamily::Bandwidth;
+      if (rate && *p.min == 0) {
+        EXPECT_NE(p.description.find('0'), std::string::npos) << name << ": what does 0 mean?";
+      }
+      if (p.family == strata::UnitFamily::Time) {
+        ASSERT_TRUE(p.max.has_value()) << name;
+        EXPECT_LE(*p.max, strata::kMaxSimulatedSeconds) << name;
+      }
+    }
+    for (const auto& s : k.slots)
+      if (s.fixed) check(*s.fixed, where + "." + s.name);
+  };
+  for (const char* category : {"component", "workload"})
+    for (const strata::KindSpec* k : r.kinds(category)) check(*k, k->name);
+  EXPECT_GT(checked, 50);
+  // `strata list` writes a rate's default bound as exclusive.
+  const std::string flash = strata::describe_kind(*r.find("component", "nand_flash"));
+  EXPECT_NE(flash.find("default 1000 MHz, above 0 Hz"), std::string::npos) << flash;
+  EXPECT_NE(flash.find("default 30 us, range [0 s, 9223 s]"), std::string::npos) << flash;
 }
 
 TEST(Registry, BuildsAComponentWithTypedParams) {
