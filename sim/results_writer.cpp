@@ -1,10 +1,13 @@
 #include "sim/results_writer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <new>
 #include <stdexcept>
 
 #include <fcntl.h>
@@ -13,6 +16,23 @@
 #include <fmt/format.h>
 
 namespace strata {
+namespace {
+
+std::atomic<void*> g_reserve{nullptr};
+
+void on_out_of_memory() {
+  // Not retried: the operation that ran out fails, and the reserve is left for the way out.
+  if (void* r = g_reserve.exchange(nullptr)) std::free(r);
+  throw std::bad_alloc();
+}
+
+}  // namespace
+
+void install_memory_reserve() {
+  if (g_reserve.load()) return;
+  g_reserve.store(std::malloc(std::size_t{4} << 20));
+  std::set_new_handler(on_out_of_memory);
+}
 
 std::string temporary_path(const std::string& path) {
   const std::filesystem::path p(path);

@@ -43,4 +43,11 @@ void write_file_atomic(const std::string& path, const std::string& content, bool
 // Name of the temporary file used for `path` by this process.
 std::string temporary_path(const std::string& path);
 
+// Memory set aside (4 MiB) for the way out when memory runs out: the first allocation that
+// fails frees it and throws std::bad_alloc, so that what unwinds the stack (destructors that
+// allocate, such as nlohmann::json's, which would otherwise end the process in std::terminate
+// with an abort trace) and the cleanup (the staging directory, the one-line message) have room.
+// Installed once, by the CLI.
+void install_memory_reserve();
+
 }  // namespace strata

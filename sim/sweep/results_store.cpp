@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include "sim/input_error.h"
 #include "sim/results_writer.h"
 #include "sim/sweep/pareto.h"
 #include "sim/sweep/point_runner.h"
@@ -212,6 +213,43 @@ std::vector<int> ranks(const std::vector<double>& v, bool minimize) {
   return rank;
 }
 
+// Throws InputError when the point's summary.json is there but is no result.
+void refuse_damaged_summary(const std::string& dir, const PlanEntry& e) {
+  const fs::path file = fs::path(dir) / e.path() / "summary.json";
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return;
+  const std::string text = read_text_file(file.string());
+  const std::string key = fmt::format("point {}", e.point);
+  const std::string again = "; the point runs again when the sweep runs again";
+  int line = 0, column = 0;
+  std::string why;
+  try {
+    const nlohmann::json s = nlohmann::json::parse(text);
+    if (!s.is_object()) why = "not a JSON object";
+    else if (!s.contains("status")) why = "has no status";
+    else return;
+  } catch (const nlohmann::json::parse_error& p) {
+    // The byte where parsing stopped: its line and column.
+    const size_t at = std::min<size_t>(p.byte > 0 ? p.byte - 1 : 0, text.size());
+    line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    const size_t nl = text.rfind('\n', at == 0 ? 0 : at - 1);
+    column = static_cast<int>(at - (nl == std::string::npos || at == 0 ? 0 : nl + 1)) + 1;
+    why = text.empty() ? "empty" : "not valid JSON (cut short?)";
+  } catch (const nlohmann::json::exception& x) {
+    // A number beyond a double (1e999): nlohmann names the token; its line is where it stands.
+    std::string what = x.what();
+    const size_t q = what.find('\''), q2 = what.rfind('\'');
+    if (q != std::string::npos && q2 > q) {
+      const size_t at = text.find(what.substr(q + 1, q2 - q - 1));
+      if (at != std::string::npos)
+        line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    }
+    const size_t close = what.find("] ");
+    why = "not valid JSON: " + (close == std::string::npos ? what : what.substr(close + 2));
+  }
+  throw InputError(SourceLoc{file.string(), line, column}, key, "summary.json is damaged: " + why + again);
+}
+
 }  // namespace
 
 double point_figure(const std::string& dir, const SweepPlan& plan, const PlanEntry& entry, const std::string& name) {
@@ -220,12 +258,15 @@ double point_figure(const std::string& dir, const SweepPlan& plan, const PlanEnt
   return r.state == PointState::Ok && it != r.figures.end() && it->second.number ? *it->second.number : std::nan("");
 }
 
-CollectResult collect_results(const std::string& dir, const SweepPlan& plan) {
+CollectResult collect_results(const std::string& dir, const SweepPlan& plan, bool refuse_damaged) {
   CollectResult result;
   const auto outputs = output_expressions(dir, plan);
   std::vector<Row> rows;
   for (const PlanEntry& e : plan.points) {
     Row r = load_row(dir, plan, e, outputs);
+    // A point with a summary.json that is no result is not "not run yet": left out silently, it
+    // would be a row short with exit 0.
+    if (refuse_damaged && r.state != PointState::Ok) refuse_damaged_summary(dir, e);
     if (r.state == PointState::Pending) {
       ++result.pending;
       continue;
