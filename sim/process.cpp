@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 
 #include <fcntl.h>
@@ -66,7 +67,8 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
     r.output = fmt::format("cannot run {}: {}", program, std::strerror(rc));
     return r;
   }
-  const InterruptChild registered(interrupt ? pid : 0);
+  std::optional<InterruptChild> registered;
+  if (interrupt) registered.emplace(pid);
   bool forwarded = false;
   char buf[4096];
   while (true) {
@@ -85,6 +87,14 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
   }
   ::close(fds[0]);
   int status = 0;
+  if (registered) {
+    // Waited for without reaping, then unregistered, then reaped: the immediate exit never
+    // signals a process id that a reaped child has left free for another process.
+    siginfo_t info{};
+    while (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+    }
+    registered.reset();
+  }
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
