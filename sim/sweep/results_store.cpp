@@ -1,6 +1,9 @@
 #include "sim/sweep/results_store.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +13,7 @@
 
 #include <fmt/format.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include "sim/input_error.h"
 #include "sim/results_writer.h"
@@ -94,7 +98,7 @@ std::string table_csv(const Table& t, const std::vector<size_t>& rows, const std
 
 void check(int rc, sqlite3* db, const char* what) {
   if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
-    throw std::runtime_error(fmt::format("results.sqlite: {}: {}", what, sqlite3_errmsg(db)));
+    throw OutputError(fmt::format("results.sqlite: {}: {}", what, sqlite3_errmsg(db)));
 }
 
 std::string quoted(const std::string& name) {
@@ -111,12 +115,19 @@ void write_sqlite(const std::string& path, const Table& t, const std::vector<std
   if (sqlite3_open(tmp.c_str(), &db) != SQLITE_OK) {
     const std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
-    throw std::runtime_error(fmt::format("cannot create {}: {}", tmp, msg));
+    throw OutputError(fmt::format("cannot create {}: {}", tmp, msg));
   }
+  // A failure (a full disk: SQLITE_FULL, an I/O error) is an OutputError, and the temporary
+  // database goes with it; the older store stays.
   struct Close {
     sqlite3* db;
-    ~Close() { sqlite3_close(db); }
-  } close{db};
+    std::string tmp;
+    bool done = false;
+    ~Close() {
+      sqlite3_close_v2(db);  // closes once any statement a failure left is finalized
+      if (!done) ::unlink(tmp.c_str());
+    }
+  } close{db, tmp};
   check(sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;", nullptr, nullptr, nullptr), db, "begin");
   std::string create = "CREATE TABLE points (";
   std::string insert = "INSERT INTO points VALUES (";
@@ -148,7 +159,9 @@ void write_sqlite(const std::string& path, const Table& t, const std::vector<std
   }
   sqlite3_finalize(st);
   check(sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr), db, "commit");
-  fs::rename(tmp, path);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw OutputError(fmt::format("cannot rename {} to {}: {}", tmp, path, std::strerror(errno)));
+  close.done = true;
 }
 
 Row load_row(const std::string& dir, const SweepPlan& plan, const PlanEntry& e,
