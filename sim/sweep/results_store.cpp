@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -331,7 +332,10 @@ CollectResult collect_results(const std::string& dir, const SweepPlan& plan, boo
   std::vector<size_t> all_rows(t.rows.size()), csv_columns(t.columns.size() - 1);
   for (size_t i = 0; i < all_rows.size(); ++i) all_rows[i] = i;
   for (size_t i = 0; i < csv_columns.size(); ++i) csv_columns[i] = i;  // wall_time_s is left out
-  write_file_atomic((fs::path(dir) / "results.csv").string(), table_csv(t, all_rows, csv_columns));
+  // The store's files are all written before any replaces its older version (sqlite last, then
+  // the CSV files renamed into place): a failure on the way (a full disk) leaves the older store.
+  std::vector<std::pair<std::string, std::string>> files;
+  files.emplace_back((fs::path(dir) / "results.csv").string(), table_csv(t, all_rows, csv_columns));
 
   // Pareto front of the last stage's ok points over the objectives.
   const int last_stage = plan.two_stage ? 2 : 1;
@@ -355,15 +359,25 @@ CollectResult collect_results(const std::string& dir, const SweepPlan& plan, boo
   if (!plan.objectives.empty())
     for (int i : pareto_front(values, minimize)) front.push_back(candidates[static_cast<size_t>(i)]);
   result.pareto = static_cast<int>(front.size());
-  write_file_atomic((fs::path(dir) / "pareto.csv").string(), table_csv(t, front, csv_columns));
+  files.emplace_back((fs::path(dir) / "pareto.csv").string(), table_csv(t, front, csv_columns));
 
   std::vector<std::pair<std::string, std::string>> meta = {
       {"name", plan.name}, {"source", plan.source}, {"points", std::to_string(plan.points.size())}};
   for (const Objective& o : plan.objectives) meta.emplace_back("objective." + o.key, o.minimize ? "min" : "max");
   for (const auto& [name, expr] : plan.outputs) meta.emplace_back("output." + name, expr);
-  write_sqlite((fs::path(dir) / "results.sqlite").string(), t, meta);
-
-  if (!plan.two_stage || plan.objectives.empty()) return result;
+  const auto write_all = [&] {
+    std::vector<std::unique_ptr<AtomicFile>> staged;
+    for (const auto& [path, text] : files) {
+      staged.push_back(std::make_unique<AtomicFile>(path));
+      staged.back()->write(text);
+    }
+    write_sqlite((fs::path(dir) / "results.sqlite").string(), t, meta);
+    for (auto& f : staged) f->commit();
+  };
+  if (!plan.two_stage || plan.objectives.empty()) {
+    write_all();
+    return result;
+  }
   // Two-stage: compare each cycle-level point's rank with its analytic screen's.
   std::map<int, const Row*> screened;
   for (const Row& r : rows)
@@ -405,7 +419,8 @@ CollectResult collect_results(const std::string& dir, const SweepPlan& plan, boo
       first_objective = false;
     }
   }
-  write_file_atomic((fs::path(dir) / "ranking.csv").string(), csv);
+  files.emplace_back((fs::path(dir) / "ranking.csv").string(), csv);
+  write_all();
   return result;
 }
 
