@@ -357,6 +357,22 @@ TEST(SweepCli, CollectNamesAPointWhoseSummaryIsDamagedAndKeepsTheStore) {
     EXPECT_EQ(read_file(out + "/results.csv"), csv);
     EXPECT_EQ(sqlite_count(out + "/results.sqlite"), 8);
   }
+  // A store that cannot be written (`ulimit -f`, as a full disk; SIGXFSZ is ignored by strata
+  // itself): exit 1, one line, the older store as it was and no temporary file.
+  std::ofstream(summary, std::ios::trunc) << good;
+  for (const char* limit : {"1", "6"}) {
+    const std::string cmd = "cd '" + out + "' && (ulimit -f " + limit + "; exec '" + STRATA_BINARY + "' collect '" + out +
+                            "') >/dev/null 2>'" + dir.file("err") + "'";
+    const int status = std::system(cmd.c_str());
+    const std::string err = read_file(dir.file("err"));
+    ASSERT_TRUE(WIFEXITED(status)) << limit << ": " << err;
+    EXPECT_EQ(WEXITSTATUS(status), 1) << limit << ": " << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_EQ(read_file(out + "/results.csv"), csv) << limit;
+    EXPECT_EQ(sqlite_count(out + "/results.sqlite"), 8) << limit;
+    for (const auto& e : fs::directory_iterator(out))
+      EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+  }
   // The sweep itself runs such a point again (SweepCli.ADamagedSummaryIsRunAgain), and collect
   // is then whole.
   ASSERT_EQ(run_strata("sweep " + sweep + " -o " + out).code, 0);
