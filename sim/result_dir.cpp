@@ -123,6 +123,7 @@ void ResultDir::remove_result_files(const std::vector<std::string>& keep) {
 }
 
 void ResultDir::commit() {
+  throw_if_memory_ran_out();
   std::vector<std::string> staged_names;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(staging_, ec)) staged_names.push_back(entry.path().filename().string());
@@ -141,6 +142,7 @@ void ResultDir::commit() {
 }
 
 void ResultDir::commit_replacing(const std::vector<std::string>& aside, const std::vector<std::string>& install) {
+  throw_if_memory_ran_out();
   const fs::path dir(dir_), old = dir / fmt::format(".old-{}", ::getpid());
   std::error_code ec;
   fs::remove_all(old, ec);
@@ -175,10 +177,16 @@ void ResultDir::commit_replacing(const std::vector<std::string>& aside, const st
 }
 
 void ResultDir::commit_interrupted(const std::string& marker) {
+  // The marker is written in the staging directory (which the immediate exit of a second signal
+  // removes, temporary file and all) and then moved into place.
   std::error_code ec;
   fs::remove_all(staging_, ec);
+  fs::create_directory(staging_, ec);
+  write_file_atomic(staged("interrupted.json"), marker);
   remove_result_files({});
-  write_file_atomic((fs::path(dir_) / "interrupted.json").string(), marker);
+  const std::string to = (fs::path(dir_) / "interrupted.json").string();
+  if (std::rename(staged("interrupted.json").c_str(), to.c_str()) != 0)
+    throw OutputError(fmt::format("cannot move {} into place: {}", to, std::strerror(errno)));
   committed_ = true;
   sync_dir(dir_);
 }
