@@ -331,7 +331,7 @@ TEST(ValidationCli, BadInputsLeaveTheOlderReportAndEverythingElseAlone) {
   const std::string tech = dir.write("checks/tech.yaml", "suite: tech2\ntitle: t\nchecks:\n  - id: a\n    what: w\n    unit: pJ\n"
                                                          "    source: s\n    tech: {node: 3nm-nowhere, op: mul.fp32, field: energy_pj}\n"
                                                          "    tolerance: 5%\n    reference: 1\n");
-  expect_bad("--checks '" + dir.file("checks") + "' -o '" + out + "'", tech + ":8:");
+  expect_bad("--checks '" + dir.file("checks") + "' -o '" + out + "'", tech + ":4:5: error: tech.node: unknown technology");
   expect_bad("--checks '" + dir.file("checks") + "' -o '" + out + "'", "tech.node");
   fs::remove(tech);
   // As root too: /proc takes no new directory.
