@@ -386,6 +386,7 @@ int run_cli(int argc, char** argv, const Registry& registry) {
     return 0;
   }
   try {
+    install_memory_reserve();
     install_interrupt_handlers();
     init_systemc();
     if (run->parsed()) {

@@ -5,18 +5,28 @@
 //     there is nothing to clean up, and an older result in the directory stays as it was;
 //   - once a command begins writing (set_interrupt_phase(Phase::Cooperative)), the handler only
 //     records the signal; the command notices it at its next check (a simulation chunk, a sweep
-//     point) and leaves what its documentation says: interrupted.json for a run, finished points
-//     for a sweep.
-// A second signal always ends the process at once.
+//     point, a validation run) and leaves what its documentation says: interrupted.json for a
+//     run, finished points for a sweep, the older report for `strata validate`.
+// A second signal always ends the process at once; before it does, it ends (SIGKILL) and reaps
+// the child processes registered with InterruptChild and removes the directories registered with
+// InterruptCleanup (a run's staging directory), so an immediate exit leaves no orphan and no
+// half-written staging directory.
+//
+// SIGXFSZ is ignored (here and, through exec, in every child): a write past `ulimit -f` fails
+// with EFBIG and takes the ordinary write-error path instead of killing the process midway.
 #pragma once
 
 #include <atomic>
+#include <string>
+
+#include <sys/types.h>
 
 namespace strata {
 
 enum class InterruptPhase { Immediate, Cooperative };
 
-// Installs the handlers for SIGINT and SIGTERM, starting in the Immediate phase.
+// Installs the handlers for SIGINT and SIGTERM, starting in the Immediate phase, and ignores
+// SIGXFSZ.
 void install_interrupt_handlers();
 void set_interrupt_phase(InterruptPhase phase);
 
@@ -24,5 +34,35 @@ void set_interrupt_phase(InterruptPhase phase);
 const std::atomic<bool>& interrupt_flag();
 // 130 after SIGINT, 143 after SIGTERM (128 + the signal, as a shell reports a signal's end).
 int interrupt_exit_code();
+
+// A directory the immediate exit removes (recursively, with async-signal-safe calls only) for as
+// long as the object lives. At most 8 at once; more are simply not registered.
+class InterruptCleanup {
+ public:
+  explicit InterruptCleanup(const std::string& dir);
+  ~InterruptCleanup();
+  InterruptCleanup(const InterruptCleanup&) = delete;
+  InterruptCleanup& operator=(const InterruptCleanup&) = delete;
+
+ private:
+  int slot_ = -1;
+};
+
+// A child process the immediate exit kills and reaps, for as long as the object lives.
+class InterruptChild {
+ public:
+  explicit InterruptChild(pid_t pid);
+  ~InterruptChild();
+  InterruptChild(const InterruptChild&) = delete;
+  InterruptChild& operator=(const InterruptChild&) = delete;
+
+ private:
+  int slot_ = -1;
+};
+
+// Removes `path` and everything under it without allocating memory (openat, getdents64,
+// unlinkat): safe in a signal handler and when memory has run out. Returns false when something
+// could not be removed. Does not follow symbolic links.
+bool remove_tree_no_alloc(const char* path) noexcept;
 
 }  // namespace strata

@@ -3,6 +3,7 @@
 // shell in between, so paths need no quoting.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ std::string scripts_dir();
 std::string script_python();
 
 // Runs `program` (looked up on PATH) with `args` in `cwd` (default: this process's) and waits.
-ProcessResult run_process(const std::string& program, const std::vector<std::string>& args, const std::string& cwd = "");
+// With `interrupt` (sim/interrupt.h's flag), the child runs in a process group of its own, is
+// registered for the immediate exit of a second signal (InterruptChild: killed and reaped), and
+// once the flag is set gets the signal that set it, once; the call still waits for it to end.
+ProcessResult run_process(const std::string& program, const std::vector<std::string>& args, const std::string& cwd = "",
+                          const std::atomic<bool>* interrupt = nullptr);
 
 }  // namespace strata

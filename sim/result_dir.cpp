@@ -93,16 +93,19 @@ ResultDir::ResultDir(std::string dir, std::string option) : dir_(std::move(dir))
     if (entry.path().filename().string().rfind(kStagingPrefix, 0) == 0) fs::remove_all(entry.path(), ec);
   }
   staging_ = (fs::path(dir_) / fmt::format("{}{}", kStagingPrefix, ::getpid())).string();
+  // Registered before it exists, so that no moment has it on disk and unknown to the handler.
+  cleanup_.emplace(staging_);
   if (!fs::create_directory(staging_, ec) || ec)
     refuse(dir_, option_, fmt::format("cannot write here: {}", ec ? ec.message() : "the staging directory exists"));
 }
 
 ResultDir::~ResultDir() {
-  // Cleanup may itself fail to allocate (it often runs because memory ran out); a destructor
-  // must not throw, so the staging directory is then left for the next run to remove.
+  // Cleanup often runs because memory ran out: the staging directory goes without allocating
+  // (remove_tree_no_alloc), and the rest is best effort (a destructor must not throw).
+  if (!staging_.empty()) remove_tree_no_alloc(staging_.c_str());
+  cleanup_.reset();
   try {
     std::error_code ec;
-    if (!staging_.empty()) fs::remove_all(staging_, ec);
     if (created_ && !committed_ && fs::is_empty(dir_, ec)) fs::remove(dir_, ec);
   } catch (...) {
   }
@@ -120,6 +123,7 @@ void ResultDir::remove_result_files(const std::vector<std::string>& keep) {
 }
 
 void ResultDir::commit() {
+  throw_if_memory_ran_out();
   std::vector<std::string> staged_names;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(staging_, ec)) staged_names.push_back(entry.path().filename().string());
@@ -137,11 +141,52 @@ void ResultDir::commit() {
   sync_dir(dir_);
 }
 
+void ResultDir::commit_replacing(const std::vector<std::string>& aside, const std::vector<std::string>& install) {
+  throw_if_memory_ran_out();
+  const fs::path dir(dir_), old = dir / fmt::format(".old-{}", ::getpid());
+  std::error_code ec;
+  fs::remove_all(old, ec);
+  std::vector<std::string> moved_aside, moved_in;
+  auto move = [](const fs::path& from, const fs::path& to) {
+    std::error_code e;
+    fs::create_directories(to.parent_path(), e);
+    if (std::rename(from.c_str(), to.c_str()) != 0)
+      throw OutputError(fmt::format("cannot move {} into place: {}", to.string(), std::strerror(errno)));
+  };
+  try {
+    for (const std::string& p : aside) {
+      if (!fs::exists(fs::symlink_status(dir / p, ec))) continue;
+      move(dir / p, old / p);
+      moved_aside.push_back(p);
+    }
+    for (const std::string& p : install) {
+      move(fs::path(staging_) / p, dir / p);
+      moved_in.push_back(p);
+    }
+  } catch (const OutputError&) {
+    // Back as it was: the new parts out, the older ones in.
+    for (auto it = moved_in.rbegin(); it != moved_in.rend(); ++it) fs::remove_all(dir / *it, ec);
+    for (auto it = moved_aside.rbegin(); it != moved_aside.rend(); ++it)
+      std::rename((old / *it).c_str(), (dir / *it).c_str());
+    fs::remove_all(old, ec);
+    throw;
+  }
+  committed_ = true;
+  sync_dir(dir_);
+  fs::remove_all(old, ec);
+}
+
 void ResultDir::commit_interrupted(const std::string& marker) {
+  // The marker is written in the staging directory (which the immediate exit of a second signal
+  // removes, temporary file and all) and then moved into place.
   std::error_code ec;
   fs::remove_all(staging_, ec);
+  fs::create_directory(staging_, ec);
+  write_file_atomic(staged("interrupted.json"), marker);
   remove_result_files({});
-  write_file_atomic((fs::path(dir_) / "interrupted.json").string(), marker);
+  const std::string to = (fs::path(dir_) / "interrupted.json").string();
+  if (std::rename(staged("interrupted.json").c_str(), to.c_str()) != 0)
+    throw OutputError(fmt::format("cannot move {} into place: {}", to, std::strerror(errno)));
   committed_ = true;
   sync_dir(dir_);
 }

@@ -9,11 +9,16 @@
 //     complete result, last, after an older result's summary.json and stale files are gone);
 //   - a failure before commit() (a full disk, a JSON error, memory, an exception of any kind)
 //     removes the staging directory and leaves the older result exactly as it was.
-// Staging directories left by a killed process are removed by the next run into DIR.
+// Staging directories left by a killed process are removed by the next run into DIR; a second
+// SIGINT/SIGTERM (an immediate exit, sim/interrupt.h) removes this process's own first, and so
+// does a failure when memory has run out (the removal allocates nothing).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "sim/interrupt.h"
 
 namespace strata {
 
@@ -39,6 +44,13 @@ class ResultDir {
   // not write (a timeline, SCALE-Sim reports, an interrupted.json) are removed first, and
   // summary.json is moved last.
   void commit();
+  // For a result of several parts (a validation report: tables, runs/, plots/): moves each
+  // staged path of `install` (relative to the staging directory; a file or a directory, created
+  // parents and all) into place. What is at the paths of `aside` (relative to the directory) is
+  // first moved out of the way into DIR/.old-<pid>/, and removed only once every new part is in
+  // place; a failure on the way puts it back (OutputError). Put the part that marks the result
+  // complete first in `aside` and last in `install`.
+  void commit_replacing(const std::vector<std::string>& aside, const std::vector<std::string>& install);
   // For an interrupted run: drops the staged files, removes the older result's files and leaves
   // `marker` as interrupted.json.
   void commit_interrupted(const std::string& marker);
@@ -50,6 +62,7 @@ class ResultDir {
  private:
   void remove_result_files(const std::vector<std::string>& keep);
   std::string dir_, option_, staging_;
+  std::optional<InterruptCleanup> cleanup_;  // the staging directory, for an immediate exit
   int lock_fd_ = -1;
   bool created_ = false, committed_ = false;
 };

@@ -1,10 +1,13 @@
 #include "sim/results_writer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <new>
 #include <stdexcept>
 
 #include <fcntl.h>
@@ -13,6 +16,35 @@
 #include <fmt/format.h>
 
 namespace strata {
+namespace {
+
+constexpr int kReserveChunks = 64;
+constexpr std::size_t kReserveChunkBytes = std::size_t{64} << 10;
+std::atomic<void*> g_reserve[kReserveChunks];
+std::atomic<bool> g_ran_out{false};
+std::atomic<bool> g_installed{false};
+
+void on_out_of_memory() {
+  g_ran_out.store(true);
+  for (auto& chunk : g_reserve)
+    if (void* r = chunk.exchange(nullptr)) {
+      std::free(r);
+      return;  // retried: the shortage is thrown at the next safe point
+    }
+  throw std::bad_alloc();
+}
+
+}  // namespace
+
+void install_memory_reserve() {
+  if (g_installed.exchange(true)) return;
+  for (auto& chunk : g_reserve) chunk.store(std::malloc(kReserveChunkBytes));
+  std::set_new_handler(on_out_of_memory);
+}
+
+void throw_if_memory_ran_out() {
+  if (g_ran_out.load()) throw std::bad_alloc();
+}
 
 std::string temporary_path(const std::string& path) {
   const std::filesystem::path p(path);
@@ -20,6 +52,7 @@ std::string temporary_path(const std::string& path) {
 }
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(temporary_path(path_)) {
+  throw_if_memory_ran_out();
   fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) throw OutputError(fmt::format("cannot write {}: {}", tmp_, std::strerror(errno)));
 }
@@ -38,6 +71,7 @@ void AtomicFile::fail(const std::string& what, int err) {
 }
 
 void AtomicFile::write(const void* data, std::size_t bytes) {
+  throw_if_memory_ran_out();
   const char* p = static_cast<const char*>(data);
   while (bytes > 0) {
     const ssize_t n = ::write(fd_, p, std::min<std::size_t>(bytes, std::size_t{1} << 30));
@@ -51,6 +85,7 @@ void AtomicFile::write(const void* data, std::size_t bytes) {
 }
 
 void AtomicFile::commit(bool sync) {
+  throw_if_memory_ran_out();
   if (sync && ::fsync(fd_) != 0) fail("fsync", errno);
   const int fd = fd_;
   fd_ = -1;

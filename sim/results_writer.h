@@ -43,4 +43,16 @@ void write_file_atomic(const std::string& path, const std::string& content, bool
 // Name of the temporary file used for `path` by this process.
 std::string temporary_path(const std::string& path);
 
+// Memory set aside (4 MiB, in 64 chunks) for the way out when memory runs out. An allocation
+// that fails frees a chunk and is retried, and the shortage is recorded; the next safe point
+// (throw_if_memory_ran_out: opening or writing a result file, committing a result directory, a
+// simulation chunk) throws std::bad_alloc there. So the shortage never throws from inside a
+// destructor that allocates (nlohmann::json's do, and a bad_alloc there ends the process in
+// std::terminate with an abort trace), and what unwinds the stack and cleans up (the staging
+// directory, the one-line message) has room. Only when every chunk is gone does the failing
+// allocation itself throw. Installed once, by the CLI.
+void install_memory_reserve();
+// Throws std::bad_alloc when an allocation has failed since the reserve was installed.
+void throw_if_memory_ran_out();
+
 }  // namespace strata

@@ -101,6 +101,7 @@ std::string simulate(const Params& sim, const Workload& workload, PowerMonitor& 
     }
     const auto t0 = std::chrono::steady_clock::now();
     advance(now + step, limit, power, ctx);
+    throw_if_memory_ran_out();  // a shortage inside the kernel surfaces here (sim/results_writer.h)
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (wall < 0.05 && chunk < sc_core::sc_time(1, sc_core::SC_SEC)) chunk = chunk * 2;
     else if (wall > 0.2 && chunk > sc_core::sc_time(1, sc_core::SC_NS)) chunk = chunk / 2;

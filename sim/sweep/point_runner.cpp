@@ -34,12 +34,20 @@ std::string stderr_tail(const std::string& point_dir) {
   return text;
 }
 
-std::string first_error_line(const std::string& tail) {
+// The point's own error line: the last line that says "error:" (an InputError's
+// "file:line: error: ...", "strata: error: ...", "strata: internal error: ..."), not what follows
+// it (a SystemC report's "In file:" and "In process:" lines, a sanitizer's notes); the last line
+// when none does.
+std::string error_line(const std::string& tail) {
   std::istringstream in(tail);
-  std::string line, last;
-  while (std::getline(in, line))
-    if (!line.empty()) last = line;
-  return last;
+  std::string line, last, error;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (trim(line).empty()) continue;
+    last = line;
+    if (line.find("error:") != std::string::npos) error = line;
+  }
+  return error.empty() ? last : error;
 }
 
 int write_failed(const std::string& point_dir, int point, const std::string& hash, nlohmann::ordered_json j) {
@@ -216,7 +224,7 @@ int record_outcome(const std::string& point_dir, int point, const std::string& h
   if (o.timed_out) error = "timed out (killed at the sweep's timeout)";
   else if (o.signal) error = fmt::format("killed by signal {} ({})", o.signal, strsignal(o.signal));
   else if (o.exit_code == 0) error = "exited 0 without a summary.json";
-  else error = fmt::format("exit code {}: {}", o.exit_code, first_error_line(tail));
+  else error = fmt::format("exit code {}: {}", o.exit_code, error_line(tail));
   j["error"] = error;
   j["exit_code"] = o.exit_code;
   j["signal"] = o.signal;

@@ -1,16 +1,22 @@
 #include "sim/sweep/results_store.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
+#include "sim/input_error.h"
 #include "sim/results_writer.h"
 #include "sim/sweep/pareto.h"
 #include "sim/sweep/point_runner.h"
@@ -93,7 +99,7 @@ std::string table_csv(const Table& t, const std::vector<size_t>& rows, const std
 
 void check(int rc, sqlite3* db, const char* what) {
   if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
-    throw std::runtime_error(fmt::format("results.sqlite: {}: {}", what, sqlite3_errmsg(db)));
+    throw OutputError(fmt::format("results.sqlite: {}: {}", what, sqlite3_errmsg(db)));
 }
 
 std::string quoted(const std::string& name) {
@@ -110,12 +116,19 @@ void write_sqlite(const std::string& path, const Table& t, const std::vector<std
   if (sqlite3_open(tmp.c_str(), &db) != SQLITE_OK) {
     const std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
-    throw std::runtime_error(fmt::format("cannot create {}: {}", tmp, msg));
+    throw OutputError(fmt::format("cannot create {}: {}", tmp, msg));
   }
+  // A failure (a full disk: SQLITE_FULL, an I/O error) is an OutputError, and the temporary
+  // database goes with it; the older store stays.
   struct Close {
     sqlite3* db;
-    ~Close() { sqlite3_close(db); }
-  } close{db};
+    std::string tmp;
+    bool done = false;
+    ~Close() {
+      sqlite3_close_v2(db);  // closes once any statement a failure left is finalized
+      if (!done) ::unlink(tmp.c_str());
+    }
+  } close{db, tmp};
   check(sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;", nullptr, nullptr, nullptr), db, "begin");
   std::string create = "CREATE TABLE points (";
   std::string insert = "INSERT INTO points VALUES (";
@@ -147,7 +160,9 @@ void write_sqlite(const std::string& path, const Table& t, const std::vector<std
   }
   sqlite3_finalize(st);
   check(sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr), db, "commit");
-  fs::rename(tmp, path);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw OutputError(fmt::format("cannot rename {} to {}: {}", tmp, path, std::strerror(errno)));
+  close.done = true;
 }
 
 Row load_row(const std::string& dir, const SweepPlan& plan, const PlanEntry& e,
@@ -212,6 +227,43 @@ std::vector<int> ranks(const std::vector<double>& v, bool minimize) {
   return rank;
 }
 
+// Throws InputError when the point's summary.json is there but is no result.
+void refuse_damaged_summary(const std::string& dir, const PlanEntry& e) {
+  const fs::path file = fs::path(dir) / e.path() / "summary.json";
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return;
+  const std::string text = read_text_file(file.string());
+  const std::string key = fmt::format("point {}", e.point);
+  const std::string again = "; the point runs again when the sweep runs again";
+  int line = 0, column = 0;
+  std::string why;
+  try {
+    const nlohmann::json s = nlohmann::json::parse(text);
+    if (!s.is_object()) why = "not a JSON object";
+    else if (!s.contains("status")) why = "has no status";
+    else return;
+  } catch (const nlohmann::json::parse_error& p) {
+    // The byte where parsing stopped: its line and column.
+    const size_t at = std::min<size_t>(p.byte > 0 ? p.byte - 1 : 0, text.size());
+    line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    const size_t nl = text.rfind('\n', at == 0 ? 0 : at - 1);
+    column = static_cast<int>(at - (nl == std::string::npos || at == 0 ? 0 : nl + 1)) + 1;
+    why = text.empty() ? "empty" : "not valid JSON (cut short?)";
+  } catch (const nlohmann::json::exception& x) {
+    // A number beyond a double (1e999): nlohmann names the token; its line is where it stands.
+    std::string what = x.what();
+    const size_t q = what.find('\''), q2 = what.rfind('\'');
+    if (q != std::string::npos && q2 > q) {
+      const size_t at = text.find(what.substr(q + 1, q2 - q - 1));
+      if (at != std::string::npos)
+        line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    }
+    const size_t close = what.find("] ");
+    why = "not valid JSON: " + (close == std::string::npos ? what : what.substr(close + 2));
+  }
+  throw InputError(SourceLoc{file.string(), line, column}, key, "summary.json is damaged: " + why + again);
+}
+
 }  // namespace
 
 double point_figure(const std::string& dir, const SweepPlan& plan, const PlanEntry& entry, const std::string& name) {
@@ -220,12 +272,15 @@ double point_figure(const std::string& dir, const SweepPlan& plan, const PlanEnt
   return r.state == PointState::Ok && it != r.figures.end() && it->second.number ? *it->second.number : std::nan("");
 }
 
-CollectResult collect_results(const std::string& dir, const SweepPlan& plan) {
+CollectResult collect_results(const std::string& dir, const SweepPlan& plan, bool refuse_damaged) {
   CollectResult result;
   const auto outputs = output_expressions(dir, plan);
   std::vector<Row> rows;
   for (const PlanEntry& e : plan.points) {
     Row r = load_row(dir, plan, e, outputs);
+    // A point with a summary.json that is no result is not "not run yet": left out silently, it
+    // would be a row short with exit 0.
+    if (refuse_damaged && r.state != PointState::Ok) refuse_damaged_summary(dir, e);
     if (r.state == PointState::Pending) {
       ++result.pending;
       continue;
@@ -277,7 +332,10 @@ CollectResult collect_results(const std::string& dir, const SweepPlan& plan) {
   std::vector<size_t> all_rows(t.rows.size()), csv_columns(t.columns.size() - 1);
   for (size_t i = 0; i < all_rows.size(); ++i) all_rows[i] = i;
   for (size_t i = 0; i < csv_columns.size(); ++i) csv_columns[i] = i;  // wall_time_s is left out
-  write_file_atomic((fs::path(dir) / "results.csv").string(), table_csv(t, all_rows, csv_columns));
+  // The store's files are all written before any replaces its older version (sqlite last, then
+  // the CSV files renamed into place): a failure on the way (a full disk) leaves the older store.
+  std::vector<std::pair<std::string, std::string>> files;
+  files.emplace_back((fs::path(dir) / "results.csv").string(), table_csv(t, all_rows, csv_columns));
 
   // Pareto front of the last stage's ok points over the objectives.
   const int last_stage = plan.two_stage ? 2 : 1;
@@ -301,15 +359,25 @@ CollectResult collect_results(const std::string& dir, const SweepPlan& plan) {
   if (!plan.objectives.empty())
     for (int i : pareto_front(values, minimize)) front.push_back(candidates[static_cast<size_t>(i)]);
   result.pareto = static_cast<int>(front.size());
-  write_file_atomic((fs::path(dir) / "pareto.csv").string(), table_csv(t, front, csv_columns));
+  files.emplace_back((fs::path(dir) / "pareto.csv").string(), table_csv(t, front, csv_columns));
 
   std::vector<std::pair<std::string, std::string>> meta = {
       {"name", plan.name}, {"source", plan.source}, {"points", std::to_string(plan.points.size())}};
   for (const Objective& o : plan.objectives) meta.emplace_back("objective." + o.key, o.minimize ? "min" : "max");
   for (const auto& [name, expr] : plan.outputs) meta.emplace_back("output." + name, expr);
-  write_sqlite((fs::path(dir) / "results.sqlite").string(), t, meta);
-
-  if (!plan.two_stage || plan.objectives.empty()) return result;
+  const auto write_all = [&] {
+    std::vector<std::unique_ptr<AtomicFile>> staged;
+    for (const auto& [path, text] : files) {
+      staged.push_back(std::make_unique<AtomicFile>(path));
+      staged.back()->write(text);
+    }
+    write_sqlite((fs::path(dir) / "results.sqlite").string(), t, meta);
+    for (auto& f : staged) f->commit();
+  };
+  if (!plan.two_stage || plan.objectives.empty()) {
+    write_all();
+    return result;
+  }
   // Two-stage: compare each cycle-level point's rank with its analytic screen's.
   std::map<int, const Row*> screened;
   for (const Row& r : rows)
@@ -351,7 +419,8 @@ CollectResult collect_results(const std::string& dir, const SweepPlan& plan) {
       first_objective = false;
     }
   }
-  write_file_atomic((fs::path(dir) / "ranking.csv").string(), csv);
+  files.emplace_back((fs::path(dir) / "ranking.csv").string(), csv);
+  write_all();
   return result;
 }
 

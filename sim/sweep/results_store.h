@@ -27,7 +27,11 @@ struct CollectResult {
   double kendall_tau = 1;
 };
 
-CollectResult collect_results(const std::string& dir, const SweepPlan& plan);
+// `refuse_damaged` (`strata collect`): a point whose summary.json is there but is no result (cut
+// short, not JSON, a number beyond a double such as 1e999, not an object with a status) is an
+// InputError naming the file, its line and the point, thrown before any file is written, so the
+// older store stays. Without it (a sweep, which runs such points again) it counts as not run.
+CollectResult collect_results(const std::string& dir, const SweepPlan& plan, bool refuse_damaged = false);
 
 // An ok point's objective value (summary figure or output) by name, for ranking; NaN when the
 // point has no such figure.

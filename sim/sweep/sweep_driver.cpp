@@ -265,7 +265,7 @@ int run_sweep(const std::string& file, const SweepOptions& opts, const Registry&
 
 int collect_sweep(const std::string& dir) {
   const SweepPlan plan = read_plan(dir);
-  print_collect(dir, collect_results(dir, plan), plan.two_stage);
+  print_collect(dir, collect_results(dir, plan, /*refuse_damaged=*/true), plan.two_stage);
   return 0;
 }
 

@@ -4,7 +4,11 @@
 // and writes DIR/validation.csv, validation.json, report.md and plots/<suite>-{scatter,error}
 // .{png,pdf} (scripts/plot_validation.py). The runs stay in DIR/runs/<suite>/<check>/.
 // Exit code 0 when every asserted check is within its tolerance, 3 when some are not or their
-// run failed (listed on stderr), 2 for bad input (nothing written).
+// run failed (listed on stderr), 2 for bad input (every input is checked before DIR is touched;
+// nothing written), 1 when a write failed, 130 / 143 when interrupted. The new report (its runs
+// too) is staged in DIR/.staging-<pid>/ and replaces an older one only once complete
+// (ResultDir::commit_replacing), so a failure or an interrupt leaves the older one as it was; an
+// interrupt is passed on to the running runs, which are waited for.
 #pragma once
 
 #include <string>

@@ -10,6 +10,7 @@
 
 #include "sim/config_node.h"
 #include "sim/config_values.h"
+#include "sim/experiment.h"
 #include "sim/registry.h"
 #include "sim/sweep/expression.h"
 #include "sim/tech/tech_table.h"
@@ -289,6 +290,9 @@ ValidationSuite load_validation_suite(const std::string& file) {
   ValidationSuite s;
   s.file = file;
   s.name = config_text(config_required(root, "suite", "suite"), "suite");
+  // It names the report's runs/SUITE/ folder and its figures: a name like any that becomes a
+  // directory (no '/', not '..'), so a suite cannot write outside the report.
+  check_result_name(s.name, root.find("suite")->loc(), "suite");
   s.title = config_text(config_required(root, "title", "title"), "title");
   const ConfigNode& checks = config_required(root, "checks", "checks");
   if (!checks.is_sequence() || checks.items().empty()) config_fail(checks, "checks", "expected a list of checks");

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <regex>
 
 #include <fmt/format.h>
@@ -183,6 +184,161 @@ TEST(ValidationCli, BadInputExitsTwoWithOneLineAndWritesNothing) {
   dir.write("checks/bad.yaml", "suite: bad\ntitle: t\nchecks:\n  - id: a\n    what: w\n    unit: u\n    source: s\n"
                                "    experiment: " + kQuickstart + "\n    metric: requests\n    tolerance: 5%\n    referenc: 1\n");
   expect_bad("--checks '" + checks + "'", "unknown key");
+}
+
+// Every file under `dir` with its bytes.
+std::map<std::string, std::string> snapshot(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = read_file(e.path().string());
+  return files;
+}
+
+// Staging directories, set-aside parts and temporary files: what a failed or interrupted report
+// may not leave.
+std::vector<std::string> leftovers(const std::string& dir) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(".staging-", 0) == 0 || name.rfind(".old-", 0) == 0 || name.find(".tmp.") != std::string::npos)
+      found.push_back(fs::relative(it->path(), dir).string());
+  }
+  return found;
+}
+
+// Processes whose command line names `text` (a test's scratch directory): a run left behind.
+std::vector<int> processes_naming(const std::string& text) {
+  std::vector<int> found;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string pid = e.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (read_file("/proc/" + pid + "/cmdline").find(text) != std::string::npos) found.push_back(std::stoi(pid));
+  }
+  return found;
+}
+
+// An older report (the quick demo suite, no figures) in `out`; returns its files.
+std::map<std::string, std::string> older_report(const TempDir& dir, const std::string& out) {
+  suite_file(dir, 4096);
+  const CommandResult r = run_strata("validate --quick --no-plots --checks '" + dir.file("checks") + "' -o '" + out + "'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  const auto files = snapshot(out);
+  EXPECT_TRUE(files.count("validation.json"));
+  EXPECT_TRUE(files.count("runs/demo/requests/summary.json"));
+  return files;
+}
+
+// A suite whose one run takes minutes (20 million DRAM requests).
+std::string slow_suite(const TempDir& dir) {
+  dir.write("slow/slow.yaml", "suite: slow\ntitle: slow\nchecks:\n  - id: stream\n    what: w\n    unit: requests\n"
+                              "    source: s\n    experiment: " + source_path("configs/experiments/dram-ddr4-stream.yaml") +
+                              "\n    set: {workload.requests: 20000000}\n    metric: requests\n    reference: 1\n"
+                              "    tolerance: 5%\n    asserted: false\n");
+  return dir.file("slow");
+}
+
+// `strata validate` of the slow suite into `out`, stopped by `signals` (one or two, `gap_s`
+// apart) once its run is simulating; returns the exit code.
+int interrupted_validate(const TempDir& dir, const std::string& out, const std::vector<std::string>& signals,
+                         const std::string& gap_s = "0.02") {
+  std::string kills;
+  for (size_t i = 0; i < signals.size(); ++i) kills += (i ? "sleep " + gap_s + "; " : "") + "kill -" + signals[i] + " $pid; ";
+  const std::string cmd = fmt::format(
+      "cd '{}' && ('{}' validate --checks '{}' -o '{}' --no-plots -j 1 >/dev/null 2>'{}' & pid=$!; "
+      "for i in $(seq 1500); do ls -a '{}'/.staging-*/runs/slow/stream 2>/dev/null | grep -q staging && break; "
+      "sleep 0.02; done; sleep 0.3; {}wait $pid; echo $? >'{}')",
+      STRATA_SOURCE_DIR, STRATA_BINARY, slow_suite(dir), out, dir.file("err"), out, kills, dir.file("code"));
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  return std::stoi(read_file(dir.file("code")));
+}
+
+// SIGINT and SIGTERM stop the runs (passed on, waited for), drop the staged report and leave the
+// older one byte for byte; no run keeps writing after validate has ended.
+TEST(ValidationCli, AnInterruptKeepsTheOlderReportAndLeavesNoRunBehind) {
+  for (const auto& [sig, code] : std::vector<std::pair<std::string, int>>{{"INT", 130}, {"TERM", 143}}) {
+    TempDir dir;
+    const std::string out = dir.file("report");
+    const auto before = older_report(dir, out);
+    EXPECT_EQ(interrupted_validate(dir, out, {sig}), code) << sig;
+    const std::string err = read_file(dir.file("err"));
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_CONTAINS(err, "strata: validate interrupted; the report in " + out + " was left as it was");
+    EXPECT_EQ(processes_naming(dir.path().string()), std::vector<int>{}) << sig;
+    EXPECT_EQ(snapshot(out), before) << sig;
+    EXPECT_EQ(leftovers(out), std::vector<std::string>{}) << sig;
+  }
+}
+
+// A second signal ends validate at once: its runs are killed and reaped, and its staging
+// directory goes too.
+TEST(ValidationCli, ASecondSignalLeavesNoStagingAndNoRun) {
+  for (const std::string gap : {"0.01", "0.05"}) {
+    TempDir dir;
+    const std::string out = dir.file("report");
+    const auto before = older_report(dir, out);
+    EXPECT_EQ(interrupted_validate(dir, out, {"INT", "INT"}, gap), 130) << gap << ": " << read_file(dir.file("err"));
+    EXPECT_EQ(processes_naming(dir.path().string()), std::vector<int>{}) << gap;
+    EXPECT_EQ(snapshot(out), before) << gap;
+    EXPECT_EQ(leftovers(out), std::vector<std::string>{}) << gap;
+  }
+}
+
+// A write that fails (here `ulimit -f`, as a full disk would; SIGXFSZ is not ignored by the
+// shell, strata ignores it) in a run or in the report: exit 1, one line, the older report as it
+// was, nothing temporary left.
+TEST(ValidationCli, AFailedWriteKeepsTheOlderReport) {
+  TempDir dir;
+  const std::string out = dir.file("report");
+  const auto before = older_report(dir, out);
+  for (const char* limit : {"8", "40"}) {
+    const std::string cmd = fmt::format(
+        "cd '{}' && (ulimit -f {}; exec '{}' validate --checks '{}' -o '{}' -j 1) >/dev/null 2>'{}'", STRATA_SOURCE_DIR,
+        limit, STRATA_BINARY, dir.file("checks"), out, dir.file("err"));
+    const int status = std::system(cmd.c_str());
+    const std::string err = read_file(dir.file("err"));
+    ASSERT_TRUE(WIFEXITED(status)) << limit << ": ended by a signal: " << err;
+    EXPECT_EQ(WEXITSTATUS(status), 1) << limit << ": " << err;
+    // The progress lines of the runs that finished, then the one error line.
+    const std::vector<std::string> lines = split(std::string(trim(err)), '\n');
+    EXPECT_CONTAINS(lines.back(), "File too large");
+    EXPECT_CONTAINS(lines.back(), "nothing was changed in the result directory");
+    for (size_t i = 0; i + 1 < lines.size(); ++i) EXPECT_EQ(lines[i].rfind("validate: [", 0), 0u) << err;
+    EXPECT_EQ(snapshot(out), before) << limit;
+    EXPECT_EQ(leftovers(out), std::vector<std::string>{}) << limit;
+  }
+}
+
+// Inputs the documentation refuses are refused before the output directory is touched: a suite
+// name that is not a directory name (it would write outside the report), a technology node no
+// table has, an output directory that cannot be made.
+TEST(ValidationCli, BadInputsLeaveTheOlderReportAndEverythingElseAlone) {
+  TempDir dir;
+  const std::string out = dir.file("report");
+  const auto before = older_report(dir, out);
+  auto expect_bad = [&](const std::string& args, const std::string& message) {
+    const CommandResult r = run_strata("validate " + args);
+    EXPECT_EQ(r.code, 2) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_CONTAINS(r.err, message);
+    EXPECT_EQ(snapshot(out), before) << args;
+  };
+  const std::string escape =
+      dir.write("escape/e.yaml", "suite: ../../escape\ntitle: t\nchecks:\n  - id: a\n    what: w\n    unit: u\n    source: s\n"
+                                 "    experiment: " + kQuickstart + "\n    metric: requests\n    tolerance: 5%\n    reference: 1\n");
+  expect_bad("--checks '" + dir.file("escape") + "' -o '" + out + "'", escape + ":1:8: error: suite: must be a name without '/'");
+  EXPECT_FALSE(fs::exists(dir.file("escape/a")));
+  const std::string tech = dir.write("checks/tech.yaml", "suite: tech2\ntitle: t\nchecks:\n  - id: a\n    what: w\n    unit: pJ\n"
+                                                         "    source: s\n    tech: {node: 3nm-nowhere, op: mul.fp32, field: energy_pj}\n"
+                                                         "    tolerance: 5%\n    reference: 1\n");
+  expect_bad("--checks '" + dir.file("checks") + "' -o '" + out + "'", tech + ":4:5: error: tech.node: unknown technology");
+  expect_bad("--checks '" + dir.file("checks") + "' -o '" + out + "'", "tech.node");
+  fs::remove(tech);
+  // As root too: /proc takes no new directory.
+  const CommandResult r = run_strata("validate --quick --no-plots --checks '" + dir.file("checks") + "' -o /proc/strata-report");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_CONTAINS(r.err, "/proc/strata-report: error: -o: cannot create the directory");
 }
 
 }  // namespace

@@ -328,5 +328,82 @@ TEST(SweepCli, ADamagedSummaryIsRunAgain) {
   EXPECT_EQ(testing::json_file(damaged)["status"], "complete");
 }
 
+// `strata collect` does not run points: one whose summary.json is there but is no result (cut
+// short, a number beyond a double) is named, with exit 2, and the store it would have rebuilt a
+// row short stays as it was.
+TEST(SweepCli, CollectNamesAPointWhoseSummaryIsDamagedAndKeepsTheStore) {
+  TempDir dir;
+  ::setenv("STRATA_EXECUTABLE", STRATA_BINARY, 1);
+  const std::string sweep = dir.write("s.yaml", sweep_text());
+  const std::string out = dir.file("out");
+  ASSERT_EQ(run_strata("sweep " + sweep + " -o " + out + " --jobs 2").code, 0);
+  const auto rows = csv_rows(out + "/results.csv");
+  const std::string csv = read_file(out + "/results.csv");
+  const std::string summary = out + "/" + rows.at(5).at("path") + "/summary.json";
+  const std::string good = read_file(summary);
+  const std::vector<std::pair<std::string, std::string>> damages = {
+      {good.substr(0, good.size() / 2), "summary.json is damaged: not valid JSON"},
+      {"{\n  \"status\": \"complete\",\n  \"energy_j\": 1e999\n}\n", ":3: error: point 5: summary.json is damaged: not valid JSON: number overflow"},
+      {"[1, 2]\n", "summary.json is damaged: not a JSON object"},
+      {"", "summary.json is damaged: empty"}};
+  for (const auto& [text, message] : damages) {
+    std::ofstream(summary, std::ios::trunc) << text;
+    const auto c = run_strata("collect " + out);
+    EXPECT_EQ(c.code, 2) << c.out << c.err;
+    EXPECT_EQ(std::count(c.err.begin(), c.err.end(), '\n'), 1) << c.err;
+    EXPECT_CONTAINS(c.err, summary);
+    EXPECT_CONTAINS(c.err, "point 5");
+    EXPECT_CONTAINS(c.err, message);
+    EXPECT_EQ(read_file(out + "/results.csv"), csv);
+    EXPECT_EQ(sqlite_count(out + "/results.sqlite"), 8);
+  }
+  // A store that cannot be written (`ulimit -f`, as a full disk; SIGXFSZ is ignored by strata
+  // itself): exit 1, one line, the older store as it was and no temporary file.
+  std::ofstream(summary, std::ios::trunc) << good;
+  for (const char* limit : {"1", "6"}) {
+    const std::string cmd = "cd '" + out + "' && (ulimit -f " + limit + "; exec '" + STRATA_BINARY + "' collect '" + out +
+                            "') >/dev/null 2>'" + dir.file("err") + "'";
+    const int status = std::system(cmd.c_str());
+    const std::string err = read_file(dir.file("err"));
+    ASSERT_TRUE(WIFEXITED(status)) << limit << ": " << err;
+    EXPECT_EQ(WEXITSTATUS(status), 1) << limit << ": " << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_EQ(read_file(out + "/results.csv"), csv) << limit;
+    EXPECT_EQ(sqlite_count(out + "/results.sqlite"), 8) << limit;
+    for (const auto& e : fs::directory_iterator(out))
+      EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+  }
+  // The sweep itself runs such a point again (SweepCli.ADamagedSummaryIsRunAgain), and collect
+  // is then whole.
+  ASSERT_EQ(run_strata("sweep " + sweep + " -o " + out).code, 0);
+  const auto c = run_strata("collect " + out);
+  EXPECT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(read_file(out + "/results.csv"), csv);
+}
+
+// A point that crashes with several lines on stderr (a SystemC report: the error, then "In
+// file:" and "In process:") records its error: line, not the last line.
+TEST(SweepCli, AFailedPointsErrorIsItsOwnErrorLine) {
+  TempDir dir;
+  wrapper(dir,
+          "if grep -q 'queue_depth: 8$' \"$yaml\"; then\n"
+          "  printf 'strata: internal error: Error: (E549) uncaught exception: the design deadlocked\\n"
+          "In file: ../src/sysc/kernel/sc_except.cpp:101\\nIn process: graph_launcher @ 0 s\\n' >&2\n"
+          "  exit 1\nfi\n");
+  const std::string sweep = dir.write("s.yaml", sweep_text("  retries: 0\n"));
+  const std::string out = dir.file("out");
+  const auto r = run_strata("sweep " + sweep + " -o " + out + " --jobs 2");
+  EXPECT_EQ(r.code, 3) << r.out << r.err;
+  int failed = 0;
+  for (const auto& row : csv_rows(out + "/results.csv")) {
+    if (row.at("status") == "ok") continue;
+    ++failed;
+    EXPECT_EQ(row.at("error"),
+              "exit code 1: strata: internal error: Error: (E549) uncaught exception: the design deadlocked");
+  }
+  EXPECT_EQ(failed, 2);
+  ::setenv("STRATA_EXECUTABLE", STRATA_BINARY, 1);
+}
+
 }  // namespace
 }  // namespace strata

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from .errors import StrataError
-from .stats import flatten, read_json
+from .stats import flatten, read_json, reading
 
 
 def load(directory, stats=None):
@@ -33,7 +33,7 @@ def load_run(directory, stats=True):
     d = Path(directory).resolve()
     row = dict(read_json(d / "summary.json"))
     if stats and (d / "stats.json").is_file():
-        for name, v in flatten(read_json(d / "stats.json")).items():
+        for name, v in _flat_stats(d / "stats.json").items():
             # Summary keys are plain words and statistics dotted paths, so they do not meet in
             # practice; if one ever did, the summary keeps the bare name.
             row[f"stats.{name}" if name in row else name] = v
@@ -48,22 +48,33 @@ def load_sweep(directory, stats=False):
     if (d / "results.sqlite").is_file():
         frame, meta = _read_sqlite(d / "results.sqlite")
     else:  # a store from before results.sqlite, or one copied without it
-        frame, meta = pd.read_csv(d / "results.csv", keep_default_na=False, na_values=[""]), {}
+        with reading(d / "results.csv"):
+            frame, meta = pd.read_csv(d / "results.csv", keep_default_na=False, na_values=[""], encoding="utf-8"), {}
     sweep = read_json(d / "sweep.json") if (d / "sweep.json").is_file() else {}
-    axes = sweep.get("axes") or _axes_from_columns(frame)
-    frame = _typed(frame, axes)
+    with reading(d / "sweep.json"):
+        axes = [str(a) for a in (sweep.get("axes") or _axes_from_columns(frame))]
+        objectives = list(sweep.get("objectives", []))
+    with reading(d / ("results.sqlite" if (d / "results.sqlite").is_file() else "results.csv")):
+        frame = _typed(frame, axes)
     # The store's paths are relative to the sweep; absolute ones can be passed to load() as is.
     if "path" in frame.columns:
         frame["path"] = [str(d / p) if isinstance(p, str) and p else p for p in frame["path"]]
     if stats:
         frame = _join_stats(frame)
-    frame.attrs.update(dir=str(d), axes=list(axes), sweep=meta, objectives=sweep.get("objectives", []))
+    frame.attrs.update(dir=str(d), axes=list(axes), sweep=meta, objectives=objectives)
     return frame
 
 
+def _flat_stats(path):
+    tree = read_json(path)
+    with reading(path):
+        return flatten(tree)
+
+
 def _read_sqlite(path):
-    # Read-only: a sweep driver may be rewriting the store next to us.
-    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+    # Read-only: a sweep driver may be rewriting the store next to us. A damaged store (not a
+    # database, a table missing, text that is not UTF-8) is a StrataError naming it.
+    with reading(path), closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
         frame = pd.read_sql_query("SELECT * FROM points ORDER BY rowid", db)
         meta = dict(db.execute("SELECT key, value FROM sweep").fetchall())
     return frame, meta
@@ -94,7 +105,7 @@ def _join_stats(frame):
     rows = []
     for status, path in zip(frame.get("status", []), frame.get("path", [])):
         ok = status == "ok" and isinstance(path, str) and os.path.isfile(os.path.join(path, "stats.json"))
-        rows.append(flatten(read_json(Path(path) / "stats.json")) if ok else {})
+        rows.append(_flat_stats(Path(path) / "stats.json") if ok else {})
     extra = pd.DataFrame(rows, index=frame.index)
     extra = extra[[c for c in extra.columns if c not in frame.columns]]
     return pd.concat([frame, extra], axis=1)

@@ -4,6 +4,7 @@ from pathlib import Path
 import pandas as pd
 
 from .invoke import call
+from .stats import reading
 
 # Exit status when some checks are outside their tolerance: the report is written all the same.
 _SOME_FAILED = 3
@@ -30,7 +31,8 @@ def validate(suites=None, quick=False, output="results/validation", jobs=None, p
     directory = Path(output)
     if not directory.is_absolute() and cwd is not None:
         directory = Path(cwd) / directory
-    frame = pd.read_csv(directory / "validation.csv", keep_default_na=False, na_values=[""])
+    with reading(directory / "validation.csv"):
+        frame = pd.read_csv(directory / "validation.csv", keep_default_na=False, na_values=[""], encoding="utf-8")
     frame.attrs["passed"] = proc.returncode == 0
     frame.attrs["directory"] = str(directory)
     return frame
