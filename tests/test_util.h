@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -147,5 +148,18 @@ inline ValidationRunResult run_validation(const ValidationRun& run, const std::s
   EXPECT_TRUE((check).within(model)) << (check).suite << "/" << (check).id << ": " << (model) << " against " \
                                      << (check).reference << " " << (check).unit << " (tolerance -"          \
                                      << 100 * (check).below << "% / +" << 100 * (check).above << "%)"
+
+// What a failed or interrupted write may never leave behind: staging directories, a validation
+// report's set-aside parts, temporary files.
+inline std::vector<std::string> leftovers(const std::string& dir) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(".staging-", 0) == 0 || name.rfind(".old-", 0) == 0 || name.find(".tmp.") != std::string::npos)
+      found.push_back(std::filesystem::relative(it->path(), dir).string());
+  }
+  return found;
+}
 
 }  // namespace strata::testing

@@ -19,6 +19,7 @@ using testing::CommandResult;
 using testing::read_file;
 using testing::run_strata;
 using testing::TempDir;
+using testing::leftovers;
 namespace fs = std::filesystem;
 
 // A memory experiment over `trace` (canonical format, cycles of a 2 GHz clock).
@@ -95,19 +96,6 @@ TEST(Reliability, BadOutputPlacesExitTwoBeforeAnyWork) {
   // A place nobody may create a directory in (as root too).
   expect_one_line_error(run_strata("run " + testing::kQuickstart + " -o /proc/strata-result"), "-o: cannot create the directory");
   EXPECT_EQ(read_file(file), "x");
-}
-
-// What a failed or interrupted write may never leave behind: staging directories, a validation
-// report's set-aside parts, temporary files.
-std::vector<std::string> leftovers(const std::string& dir) {
-  std::vector<std::string> found;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.rfind(".staging-", 0) == 0 || name.rfind(".old-", 0) == 0 || name.find(".tmp.") != std::string::npos)
-      found.push_back(fs::relative(it->path(), dir).string());
-  }
-  return found;
 }
 
 // A failure while writing (here the file-size limit, as a full disk would) leaves the older

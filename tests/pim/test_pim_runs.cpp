@@ -103,7 +103,8 @@ TEST(PimRuns, PimVersusHostSweepRunsAndPlots) {
   const CommandResult r = run_strata("sweep " + source_path("configs/sweeps/pim-vs-host.yaml") +
                                      " --set workload.model.layers=1 --jobs 2 -o " + out);
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("36 ok, 0 failed"), std::string::npos) << r.out;
+  // 36 points less the 4 that cannot hold Llama-2-7B's weights (left out by the constraint).
+  EXPECT_NE(r.out.find("32 ok, 0 failed"), std::string::npos) << r.out;
   const CommandResult plot =
       run_strata("plot line " + out + " --x model --y latency_s --group design --logy -o " + dir.file("plot"));
   ASSERT_EQ(plot.code, 0) << plot.err;

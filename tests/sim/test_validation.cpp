@@ -194,19 +194,6 @@ std::map<std::string, std::string> snapshot(const std::string& dir) {
   return files;
 }
 
-// Staging directories, set-aside parts and temporary files: what a failed or interrupted report
-// may not leave.
-std::vector<std::string> leftovers(const std::string& dir) {
-  std::vector<std::string> found;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.rfind(".staging-", 0) == 0 || name.rfind(".old-", 0) == 0 || name.find(".tmp.") != std::string::npos)
-      found.push_back(fs::relative(it->path(), dir).string());
-  }
-  return found;
-}
-
 // Processes whose command line names `text` (a test's scratch directory): a run left behind.
 std::vector<int> processes_naming(const std::string& text) {
   std::vector<int> found;

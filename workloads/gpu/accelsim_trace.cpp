@@ -697,7 +697,7 @@ AccelSimTrace read_accelsim_trace(const std::string& kernelslist_path) {
     } else if (t.rfind("kernel", 0) == 0) {
       if (const std::string problem = kernel_file_problem(t); !problem.empty()) fail(problem);
       c.file = (folder / std::string(t)).string();
-      KernelReader reader(c.file, c, SourceLoc{kernelslist_path, line});
+      KernelReader reader(c.file, c, c.where);
       reader.read();
       c.launch.stream = streams.emplace(c.cuda_stream, static_cast<int>(streams.size())).first->second;
     } else {
