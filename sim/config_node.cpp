@@ -1,4 +1,3 @@
-#include "sim/input_file.h"
 #include "sim/config_node.h"
 
 #include <fstream>
@@ -7,6 +6,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "sim/input_file.h"
 #include "sim/text.h"
 
 namespace strata {

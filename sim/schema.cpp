@@ -1,4 +1,3 @@
-#include "sim/input_file.h"
 #include "sim/schema.h"
 
 #include <charconv>
@@ -16,6 +15,7 @@
 #include <sys/stat.h>
 #include <xxhash.h>
 
+#include "sim/input_file.h"
 #include "sim/number_format.h"
 #include "sim/param_range.h"
 #include "sim/registry.h"

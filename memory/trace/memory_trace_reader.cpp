@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "sim/input_file.h"
 #include "sim/input_error.h"
+#include "sim/input_file.h"
 #include "sim/text.h"
 
 namespace strata {

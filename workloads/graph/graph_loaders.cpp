@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "sim/input_file.h"
 #include "sim/input_error.h"
+#include "sim/input_file.h"
 #include "sim/memory_budget.h"
 #include "sim/results_writer.h"
 #include "sim/text.h"

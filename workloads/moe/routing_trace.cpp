@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "sim/input_file.h"
 #include "sim/input_error.h"
+#include "sim/input_file.h"
 #include "sim/json_line.h"
 #include "sim/text.h"
 

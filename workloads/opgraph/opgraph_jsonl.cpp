@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "sim/input_file.h"
 #include "sim/input_error.h"
+#include "sim/input_file.h"
 #include "sim/json_line.h"
 #include "sim/number_format.h"
 #include "sim/results_writer.h"
