@@ -1,9 +1,9 @@
-// The `strata` executable: the CLI (sim/cli.h) over every built-in kind.
+// The `strata` executable: the CLI (sim/app/cli.h) over every built-in kind.
 #include <cstdio>
 #include <new>
 
 #include "accelerators/builtin_kinds.h"
-#include "sim/cli.h"
+#include "sim/app/cli.h"
 #include "sim/input_error.h"
 #include "sim/registry.h"
 

@@ -20,9 +20,10 @@ set(STRATA_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Strata)
 set(STRATA_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/strata)
 set(STRATA_INSTALL_CONFIGDIR ${CMAKE_INSTALL_DATADIR}/strata/configs)
 
-# Exported as Strata::<folder>: Strata::sim, Strata::models, Strata::workloads, Strata::memory,
-# Strata::rtl, Strata::accelerators, and Strata::builtin (every kind, register_builtin_kinds).
-set(strata_installed_libraries strata_sim strata_models strata_workloads strata_memory strata_rtl strata_accelerators
+# Exported as Strata::<folder>: Strata::sim (the kernel), Strata::app (sim/app/: command line,
+# runner, sweeps, validation), Strata::models, Strata::workloads, Strata::memory, Strata::rtl,
+# Strata::accelerators, and Strata::builtin (every kind, register_builtin_kinds).
+set(strata_installed_libraries strata_sim strata_app strata_models strata_workloads strata_memory strata_rtl strata_accelerators
                                strata_builtin)
 foreach(lib ${strata_installed_libraries})
   string(REPLACE "strata_" "" export_name ${lib})

@@ -2,15 +2,13 @@
 
 #include <fmt/format.h>
 
-#include "memory/dram/dram.h"
-#include "memory/flash/nand_flash.h"
+#include "sim/component.h"
 
 namespace strata {
 
 MemoryCapacity memory_capacity(const Component& memory) {
-  if (const auto* d = dynamic_cast<const Dram*>(&memory)) return d->capacity();
-  if (const auto* f = dynamic_cast<const NandFlash*>(&memory)) return f->capacity();
-  return {};
+  const auto* bounded = dynamic_cast<const BoundedMemory*>(&memory);
+  return bounded ? bounded->capacity() : MemoryCapacity{};
 }
 
 void require_capacity(const MemoryCapacity& capacity, double bytes, const std::string& what) {

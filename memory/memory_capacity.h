@@ -18,7 +18,14 @@ struct MemoryCapacity {
   std::string key;          // its key path, e.g. "hardware.flash.organization"
 };
 
-// A dram's or nand_flash's capacity; no bound for other kinds.
+// A memory whose organization bounds what it holds (dram, nand_flash).
+class BoundedMemory {
+ public:
+  virtual ~BoundedMemory() = default;
+  virtual MemoryCapacity capacity() const = 0;
+};
+
+// `memory`'s capacity when it is a BoundedMemory; no bound for other kinds.
 MemoryCapacity memory_capacity(const Component& memory);
 
 // Throws InputError at the capacity's key, one line, when `bytes` of `what` ("the weights of

@@ -39,6 +39,8 @@
 
 namespace strata {
 
+class Registry;
+
 class ReferenceModel;
 
 struct StreamPorts {

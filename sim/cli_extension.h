@@ -1,5 +1,5 @@
 // What the folders above sim/ add to the `strata` command line, registered with the kinds
-// (Registry::add_command, Registry::add_run_importer) so that sim/cli.cpp names no design:
+// (Registry::add_command, Registry::add_run_importer) so that sim/app/cli.cpp names no design:
 //   - a subcommand (rtl/'s `rtl-check`): its arguments declared on its CLI11 app, and what runs
 //     it once they are parsed;
 //   - a `strata run` importer (accelerators/npu/'s SCALE-Sim files): options that together
@@ -42,6 +42,9 @@ struct RunImporter {
   std::function<std::string(const std::vector<std::string>& values)> experiment;
   // Writes the importer's own files into `dir` (the result's staging directory).
   std::function<void(const std::vector<std::string>& values, const std::string& dir)> extra_files;
+  // The names extra_files writes. With NAME_experiment.yaml they belong to a run's result: a
+  // later run into the same directory that does not write them removes them.
+  std::vector<std::string> files;
   std::string written;  // what the run prints after its status: "SCALE-Sim reports written"
 };
 

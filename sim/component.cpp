@@ -14,6 +14,7 @@ Clock clock_of(const ValidatedNode& cfg) {
 Component::Component(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx)
     : sc_core::sc_module(name), cfg_(cfg), ctx_(ctx), clock_(clock_of(cfg)) {
   ctx_.add_component(this);
+  ctx_.repeater().track(this);
 }
 
 Component::~Component() = default;
@@ -37,15 +38,6 @@ Distribution& Component::distribution(const std::string& l, std::string u, std::
 }
 TimeSeries& Component::time_series(const std::string& l, std::string u, std::string d, double rate_scale) {
   return ctx_.stats().time_series(stat_name(l), std::move(u), std::move(d), ctx_.stats_window_s(), rate_scale);
-}
-
-ParamSpec Component::tech_param() {
-  return param::string("tech",
-                       "technology table for energy, area and leakage: a built-in node (45nm, 40nm, 28nm, 16nm, "
-                       "7nm, 5nm) or a table file; inherited from the enclosing component")
-      .def("7nm")
-      .inherit()
-      .or_file();
 }
 
 const TechTable& Component::tech() const {
@@ -122,8 +114,17 @@ std::pair<double, double> Component::close_accounting(const sc_core::sc_time& en
 
 KindSpec component_section(KindSpec kind) {
   kind.category = "section";
-  kind.add(Component::tech_param());
+  kind.add(tech_param());
   return kind;
+}
+
+bool reachable_time(const Component& c, double seconds) {
+  if (seconds <= kMaxSimulatedSeconds) return true;
+  c.context().fail(InputError(c.config().loc, c.config().path,
+                              fmt::format("simulated time would reach {:.4g} s, past the {} s that SystemC's 64-bit "
+                                          "femtosecond clock can represent; shorten the workload or the timing",
+                                          seconds, kMaxSimulatedSeconds)));
+  return false;
 }
 
 }  // namespace strata

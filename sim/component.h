@@ -20,6 +20,7 @@
 #include "sim/clock.h"
 #include "sim/schema.h"
 #include "sim/sim_context.h"
+#include "sim/simulated_time.h"
 #include "sim/stats.h"
 #include "sim/tech/tech_table.h"
 
@@ -37,7 +38,7 @@ class EnergyEvent {
   double joules_;
 };
 
-class Component : public sc_core::sc_module {
+class Component : public sc_core::sc_module, public RepeatableTotals {
  public:
   // The clock is the node's `clock` parameter when its kind is clocked, else 1 GHz.
   Component(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
@@ -57,9 +58,6 @@ class Component : public sc_core::sc_module {
   Distribution& distribution(const std::string& local, std::string unit, std::string description);
   TimeSeries& time_series(const std::string& local, std::string unit, std::string description, double rate_scale);
 
-  // The `tech` parameter every component kind has (added by the registry): a built-in table
-  // name or a table file, inherited from the enclosing component and the experiment.
-  static ParamSpec tech_param();
   // This component's technology table.
   const TechTable& tech() const;
   // The table's row named by string parameter `key` (a DRAM standard, a link packaging):
@@ -113,8 +111,8 @@ class Component : public sc_core::sc_module {
   // such as the cycles a DRAM rank has a bank open) as they stand at `now`; and `times` more of
   // what they gained since `since`, an earlier reuse_totals(). A component whose end-of-run
   // figures come from such totals overrides both.
-  virtual std::vector<double> reuse_totals(const sc_core::sc_time& now) const;
-  virtual void repeat_totals(const std::vector<double>& since, double times, const sc_core::sc_time& now);
+  std::vector<double> reuse_totals(const sc_core::sc_time& now) const override;
+  void repeat_totals(const std::vector<double>& since, double times, const sc_core::sc_time& now) override;
 
  private:
   const ValidatedNode& cfg_;
@@ -133,5 +131,11 @@ class Component : public sc_core::sc_module {
 // enclosing kind builds it): category "section", plus the `tech` key the registry adds to
 // registered kinds.
 KindSpec component_section(KindSpec kind);
+
+// Whether simulated time `seconds` can be reached (at most kMaxSimulatedSeconds, not NaN). When
+// not, the run fails with one line naming `c`'s config node (SimContext::fail: the runner stops
+// after its chunk and the CLI exits 2) instead of reporting a saturated time as "complete"; the
+// caller then schedules nothing past it.
+bool reachable_time(const Component& c, double seconds);
 
 }  // namespace strata

@@ -4,8 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/component.h"
-#include "sim/param_range.h"
+#include "sim/tech/tech_table.h"
 #include "sim/workload.h"
 
 namespace strata {
@@ -32,7 +31,7 @@ void Registry::add(KindSpec spec, Entry entry) {
 
 void Registry::add_component(KindSpec spec, ComponentFactory factory) {
   spec.category = "component";
-  spec.add(Component::tech_param());
+  spec.add(tech_param());
   Entry e;
   e.component = std::move(factory);
   add(std::move(spec), std::move(e));
@@ -66,8 +65,8 @@ std::vector<const KindSpec*> Registry::kinds(const std::string& category) const 
   return out;
 }
 
-std::unique_ptr<Component> Registry::make_component(const char* name, const ValidatedNode& cfg, SimContext& ctx) const {
-  return entry("component", cfg.spec->name).component(name, cfg, ctx);
+const Registry::ComponentFactory& Registry::component_factory(const ValidatedNode& cfg) const {
+  return entry("component", cfg.spec->name).component;
 }
 
 std::unique_ptr<Workload> Registry::make_workload(const ValidatedNode& cfg, SimContext& ctx) const {

@@ -24,7 +24,7 @@ class Component;
 class Workload;
 class SimContext;
 
-class Registry {
+class Registry : public KindCatalog {
  public:
   using ComponentFactory =
       std::function<std::unique_ptr<Component>(const char* name, const ValidatedNode&, SimContext&)>;
@@ -73,12 +73,16 @@ class Registry {
   TechSections& tech_sections() { return tech_sections_; }
   const TechSections& tech_sections() const { return tech_sections_; }
 
-  const KindSpec* find(const std::string& category, const std::string& name) const;
-  // Kind names of a category, sorted.
-  std::vector<std::string> names(const std::string& category) const;
+  const KindSpec* find(const std::string& category, const std::string& name) const override;
+  std::vector<std::string> names(const std::string& category) const override;
   std::vector<const KindSpec*> kinds(const std::string& category) const;
 
-  std::unique_ptr<Component> make_component(const char* name, const ValidatedNode& cfg, SimContext& ctx) const;
+  // A template only so that Component need be complete where a component is made (the caller
+  // includes sim/component.h), not here: component.cpp builds its children through the registry.
+  template <class C = Component>
+  std::unique_ptr<C> make_component(const char* name, const ValidatedNode& cfg, SimContext& ctx) const {
+    return component_factory(cfg)(name, cfg, ctx);
+  }
   std::unique_ptr<Workload> make_workload(const ValidatedNode& cfg, SimContext& ctx) const;
 
  private:
@@ -89,6 +93,7 @@ class Registry {
     std::any other;  // Factory<Base> of add_kind
   };
   void add(KindSpec spec, Entry entry);
+  const ComponentFactory& component_factory(const ValidatedNode& cfg) const;
   const Entry& entry(const std::string& category, const std::string& name) const;
   std::map<std::string, std::map<std::string, Entry>> entries_;  // category -> name -> entry
   std::vector<CliCommand> commands_;

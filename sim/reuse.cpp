@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "sim/component.h"
-
 namespace strata {
 
 SpanRepeater::Mark SpanRepeater::mark() const {
@@ -12,7 +10,7 @@ SpanRepeater::Mark SpanRepeater::mark() const {
   m.at = sc_core::sc_time_stamp();
   const double now = stats_.reported_time()(m.at.to_seconds());
   for (const auto& [name, stat] : stats_.all()) m.stats.emplace(name, stat->snapshot(now));
-  for (const Component* c : components_) m.totals.push_back(c->reuse_totals(m.at));
+  for (const RepeatableTotals* o : owners_) m.totals.push_back(o->reuse_totals(m.at));
   return m;
 }
 
@@ -29,8 +27,8 @@ void SpanRepeater::repeat(const Mark& since, double times) {
   // A statistic registered within the span has no earlier state: it is left as it is.
   for (const auto& [name, stat] : stats_.all())
     if (auto it = since.stats.find(name); it != since.stats.end()) stat->repeat(*it->second, times, now_s, span_s);
-  for (std::size_t i = 0; i < components_.size() && i < since.totals.size(); ++i)
-    components_[i]->repeat_totals(since.totals[i], times, now);
+  for (std::size_t i = 0; i < owners_.size() && i < since.totals.size(); ++i)
+    owners_[i]->repeat_totals(since.totals[i], times, now);
   time.insert(now, span);
   for (Listener* l : listeners_) l->after_repeat();
 }

@@ -22,7 +22,14 @@
 
 namespace strata {
 
-class Component;
+// Totals kept outside the statistics that a repeat must carry too (every Component is one:
+// sim/component.h says what they are).
+class RepeatableTotals {
+ public:
+  virtual ~RepeatableTotals() = default;
+  virtual std::vector<double> reuse_totals(const sc_core::sc_time& now) const = 0;
+  virtual void repeat_totals(const std::vector<double>& since, double times, const sc_core::sc_time& now) = 0;
+};
 
 class SpanRepeater {
  public:
@@ -30,7 +37,7 @@ class SpanRepeater {
   struct Mark {
     sc_core::sc_time at;
     std::map<std::string, std::unique_ptr<Stat>> stats;
-    std::vector<std::vector<double>> totals;  // per component, in registration order
+    std::vector<std::vector<double>> totals;  // per tracked owner, in the order they were tracked
   };
   // Something that keeps running figures of its own across a repeat (the power monitor's last
   // sample of dynamic energy).
@@ -41,8 +48,9 @@ class SpanRepeater {
     virtual void after_repeat() = 0;
   };
 
-  SpanRepeater(StatsRegistry& stats, const std::vector<Component*>& components)
-      : stats_(stats), components_(components) {}
+  explicit SpanRepeater(StatsRegistry& stats) : stats_(stats) {}
+  // `owner`'s totals are carried by every later repeat (a component, as it is made).
+  void track(RepeatableTotals* owner) { owners_.push_back(owner); }
   // Marks now (sc_time_stamp()) as the start of a span.
   Mark mark() const;
   // The span from `since` to now repeats `times` more times.
@@ -53,7 +61,7 @@ class SpanRepeater {
 
  private:
   StatsRegistry& stats_;
-  const std::vector<Component*>& components_;
+  std::vector<RepeatableTotals*> owners_;
   std::vector<Listener*> listeners_;
 };
 

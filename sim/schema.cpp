@@ -17,8 +17,6 @@
 
 #include "sim/input_file.h"
 #include "sim/number_format.h"
-#include "sim/param_range.h"
-#include "sim/registry.h"
 #include "sim/simulated_time.h"
 #include "sim/text.h"
 
@@ -432,16 +430,17 @@ ParamValue parse_value(const ParamSpec& spec, const ConfigNode& node, const std:
   throw InputError(value.key_loc(), key_path, msg);
 }
 
-const KindSpec& lookup_kind(const ConfigNode& node, const SlotSpec& slot, const std::string& path, const Registry& registry) {
+const KindSpec& lookup_kind(const ConfigNode& node, const SlotSpec& slot, const std::string& path,
+                            const KindCatalog& kinds) {
   const ConfigNode* kind = node.find("kind");
-  const std::vector<std::string> names = registry.names(slot.category);
+  const std::vector<std::string> names = kinds.names(slot.category);
   std::string options;
   for (const auto& n : names) options += (options.empty() ? "" : ", ") + n;
-  if (!kind && !slot.default_kind.empty()) return *registry.find(slot.category, slot.default_kind);
+  if (!kind && !slot.default_kind.empty()) return *kinds.find(slot.category, slot.default_kind);
   if (!kind)
     throw InputError(node.key_loc(), path, fmt::format("missing required key 'kind' (one of: {})", options));
   if (!kind->is_scalar()) throw InputError(kind->loc(), join_path(path, "kind"), "expected a kind name");
-  const KindSpec* spec = registry.find(slot.category, kind->value());
+  const KindSpec* spec = kinds.find(slot.category, kind->value());
   if (!spec) {
     std::string msg = fmt::format("unknown {} kind '{}'", slot.category, kind->value());
     if (auto best = closest_match(kind->value(), names)) msg += fmt::format(" (did you mean '{}'?)", *best);
@@ -460,7 +459,7 @@ const KindSpec& lookup_kind(const ConfigNode& node, const SlotSpec& slot, const 
 
 }  // namespace
 
-ValidatedNode validate(ConfigNode& node, const KindSpec& spec, const std::string& path, const Registry& registry,
+ValidatedNode validate(ConfigNode& node, const KindSpec& spec, const std::string& path, const KindCatalog& kinds,
                        const Inherited& inherited) {
   const bool has_kind_key = spec.category != "section";
   if (node.is_null()) node = ConfigNode::map(node.loc());
@@ -520,12 +519,12 @@ ValidatedNode validate(ConfigNode& node, const KindSpec& spec, const std::string
     }
     if (child->is_null() && !slot.default_kind.empty()) *child = ConfigNode::map(child->loc());
     if (slot.fixed) {
-      out.children.emplace(slot.name, validate(*child, *slot.fixed, key_path, registry, passed_down));
+      out.children.emplace(slot.name, validate(*child, *slot.fixed, key_path, kinds, passed_down));
     } else {
       if (!child->is_map())
         throw InputError(child->loc(), key_path, fmt::format("expected a mapping with a 'kind', got {}", child->type_name()));
-      const KindSpec& kind = lookup_kind(*child, slot, key_path, registry);
-      ValidatedNode v = validate(*child, kind, key_path, registry, passed_down);
+      const KindSpec& kind = lookup_kind(*child, slot, key_path, kinds);
+      ValidatedNode v = validate(*child, kind, key_path, kinds, passed_down);
       v.default_kind = kind.name == slot.default_kind;
       out.children.emplace(slot.name, std::move(v));
     }

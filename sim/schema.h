@@ -51,6 +51,11 @@ struct ParamSpec {
   bool required() const { return !default_text.has_value(); }
 };
 
+// A parameter's allowed range as text, for error messages and `strata list`: "[lo, hi]",
+// "(lo, hi]" (a rate's default lower bound: above 0), "at least lo", "above lo", "at most hi";
+// empty for a parameter without bounds.
+std::string range_text(const ParamSpec& p);
+
 // Builders, one per type: param::time("latency", "access latency").def("50 ns").
 namespace param {
 ParamSpec boolean(std::string name, std::string description);
@@ -143,7 +148,15 @@ class Params {
   std::map<std::string, ParamValue> values_;
 };
 
-class Registry;
+// Where validation finds the kinds a role slot may name: the Registry (sim/registry.h) is one;
+// the schema needs nothing else of it.
+class KindCatalog {
+ public:
+  virtual ~KindCatalog() = default;
+  virtual const KindSpec* find(const std::string& category, const std::string& name) const = 0;
+  // Kind names of a category, sorted.
+  virtual std::vector<std::string> names(const std::string& category) const = 0;
+};
 
 // A config node after validation: its kind, typed params and validated children.
 struct ValidatedNode {
@@ -169,7 +182,7 @@ using Inherited = std::map<std::string, std::string>;
 // Validates `node` against `spec`, filling in defaults (and inherited values) in `node` itself
 // so the resolved config echoes every parameter. Throws InputError naming file, line, column
 // and key path for the first problem found.
-ValidatedNode validate(ConfigNode& node, const KindSpec& spec, const std::string& path, const Registry& registry,
+ValidatedNode validate(ConfigNode& node, const KindSpec& spec, const std::string& path, const KindCatalog& kinds,
                        const Inherited& inherited = {});
 
 // The experiment's config hash: XXH3-128 of canonical().dump(), as 32 hex digits.

@@ -108,7 +108,7 @@ class SimContext {
   StatsRegistry stats_;
   Timeline timeline_;
   std::vector<Component*> components_;
-  SpanRepeater repeater_{stats_, components_};
+  SpanRepeater repeater_{stats_};
   std::vector<std::shared_ptr<void>> kept_;
   std::map<std::string, std::shared_ptr<const TechTable>> tech_;
   std::vector<SummaryField> summary_;

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/app/validation/validation_catalog.h"
 #include "sim/input_error.h"
-#include "sim/validation/validation_catalog.h"
 
 // A GoogleTest check that `haystack` contains `needle`, printing the haystack when it does not.
 #define EXPECT_CONTAINS(haystack, needle) \

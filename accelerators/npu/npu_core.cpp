@@ -13,7 +13,7 @@ const KindSpec& NpuCore::section() {
     s.category = "section";
     s.description = "one NPU core: matrix engine, vector unit, scratchpad and DMA";
     s.with_clock();
-    s.add(Component::tech_param());
+    s.add(tech_param());
     s.slot(SlotSpec{"engine", "the matrix unit (kind: systolic_array or cube_engine)", "component", kMatrixEngineRole,
                     true, nullptr});
     // Role slots with default kinds: `kind:` may be left out (the shipped presets do).

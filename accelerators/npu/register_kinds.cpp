@@ -1,6 +1,7 @@
 #include "accelerators/npu/register_kinds.h"
 
 #include "accelerators/npu/npu.h"
+#include "accelerators/npu/scalesim_files.h"
 #include "accelerators/npu/scalesim_run.h"
 #include "accelerators/npu/scalesim_workload.h"
 #include "sim/cli_extension.h"
@@ -23,6 +24,7 @@ RunImporter scalesim_importer() {
   imp.extra_files = [](const std::vector<std::string>& v, const std::string& dir) {
     write_scalesim_reports(v[0], v[1], dir);
   };
+  imp.files = scalesim::kReportFiles;
   imp.written = "SCALE-Sim reports written";
   return imp;
 }

@@ -394,9 +394,9 @@ void write_reports(const std::string& dir, const std::vector<Layer>& layers, con
   std::error_code ec;
   std::filesystem::create_directories(d, ec);
   if (ec) throw std::runtime_error("cannot create " + dir + ": " + ec.message());
-  write_atomically(d / "COMPUTE_REPORT.csv", compute);
-  write_atomically(d / "BANDWIDTH_REPORT.csv", bandwidth);
-  write_atomically(d / "DETAILED_ACCESS_REPORT.csv", detail);
+  write_atomically(d / kReportFiles[0], compute);
+  write_atomically(d / kReportFiles[1], bandwidth);
+  write_atomically(d / kReportFiles[2], detail);
 }
 
 }  // namespace strata::scalesim

@@ -43,6 +43,10 @@ struct Topology {
 // channel, named <name>Channel_<i>, each with 1 channel.
 Topology read_topology(const std::string& path);
 
+// The reports' file names, in the order write_reports writes them.
+inline const std::vector<std::string> kReportFiles = {"COMPUTE_REPORT.csv", "BANDWIDTH_REPORT.csv",
+                                                      "DETAILED_ACCESS_REPORT.csv"};
+
 // Writes COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv and DETAILED_ACCESS_REPORT.csv into `dir`
 // (created if needed), one row per layer in order, each file written to a temporary name in
 // `dir` and renamed into place. Throws std::runtime_error if a file cannot be written and

@@ -28,7 +28,7 @@
 
 namespace strata {
 
-class Dram : public Component, public MemoryTarget, public AnalyticMemory {
+class Dram : public Component, public MemoryTarget, public AnalyticMemory, public BoundedMemory {
  public:
   static KindSpec spec();
   Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
@@ -36,7 +36,7 @@ class Dram : public Component, public MemoryTarget, public AnalyticMemory {
   TargetSocket& target_socket() override { return port_.socket(); }
   double peak_bandwidth() const override { return spec_.peak_bandwidth(); }
   int queues() const override { return spec_.org.controllers(); }
-  MemoryCapacity capacity() const;  // its organization's bytes
+  MemoryCapacity capacity() const override;  // its organization's bytes
   int queue_of(std::uint64_t address) const override { return mapping_.decode(address).channel; }
   // Analytic fidelity: the closed forms of dram_analytic.h.
   double sustained_bandwidth() const override { return analytic().sustained_bandwidth(); }

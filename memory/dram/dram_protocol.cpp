@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "memory/dram/dram_spec.h"
+#include "memory/dram/dram_timing.h"
 
 namespace strata {
 

@@ -24,14 +24,14 @@
 
 namespace strata {
 
-class NandFlash : public Component, public MemoryTarget, public AnalyticMemory {
+class NandFlash : public Component, public MemoryTarget, public AnalyticMemory, public BoundedMemory {
  public:
   static KindSpec spec();
   NandFlash(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
 
   TargetSocket& target_socket() override { return port_.socket(); }
   double peak_bandwidth() const override { return timeline_.spec().channels * timeline_.spec().bus_bytes_per_s; }
-  MemoryCapacity capacity() const;  // its organization's bytes
+  MemoryCapacity capacity() const override;  // its organization's bytes
   int queues() const override { return timeline_.spec().channels; }
   int queue_of(std::uint64_t address) const override { return timeline_.decode(address).channel; }
 

@@ -426,4 +426,13 @@ UnitCost TechTable::register_file_write(int entries, int width) const {
   return c;
 }
 
+ParamSpec tech_param() {
+  return param::string("tech",
+                       "technology table for energy, area and leakage: a built-in node (45nm, 40nm, 28nm, 16nm, "
+                       "7nm, 5nm) or a table file; inherited from the enclosing component")
+      .def("7nm")
+      .inherit()
+      .or_file();
+}
+
 }  // namespace strata

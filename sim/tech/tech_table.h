@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "sim/input_error.h"
+#include "sim/schema.h"
 #include "sim/tech/tech_section.h"
 
 namespace strata {
@@ -159,5 +160,9 @@ class TechTable {
   std::map<std::string, std::shared_ptr<const TechSection>> sections_;
   double leak_logic_ = 0, leak_sram_ = 0;
 };
+
+// The `tech` parameter every component kind has (the registry adds it): a built-in table name
+// or a table file, inherited from the enclosing component and the experiment.
+ParamSpec tech_param();
 
 }  // namespace strata

@@ -5,7 +5,7 @@
 // (sim/units.h) and the config hash. Nothing is elaborated or run.
 #include "fuzz_registry.h"
 #include "fuzz_util.h"
-#include "sim/experiment.h"
+#include "sim/app/experiment.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const strata::Registry& reg = strata_fuzz::builtin_registry();

@@ -4,8 +4,8 @@
 // scratch folder holds base.yaml, a small valid experiment the input may extend.
 #include "fuzz_registry.h"
 #include "fuzz_util.h"
-#include "sim/sweep/expansion.h"
-#include "sim/sweep/sweep_spec.h"
+#include "sim/app/sweep/expansion.h"
+#include "sim/app/sweep/sweep_spec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const strata::Registry& reg = strata_fuzz::builtin_registry();

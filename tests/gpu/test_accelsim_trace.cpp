@@ -436,7 +436,7 @@ void expect_input_error(const CommandResult& r, const std::string& what) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
-std::string experiment(const TempDir& dir, const std::string& hardware, const std::string& trace) {
+std::string trace_experiment(const TempDir& dir, const std::string& hardware, const std::string& trace) {
   return "'" +
          dir.write("e.yaml",
                    "name: t\nhardware: " + hardware + "\nworkload: {kind: accelsim_trace, path: " + trace + "}\n") +
@@ -450,7 +450,7 @@ TEST(AccelSimTraceRuns, GlobalMemoryGoesThroughTheMemoryHierarchy) {
   // The trace's loads, stores and atomics reach the L2 and the HBM behind it.
   TempDir dir;
   const CommandResult r =
-      run_strata("run -q " + experiment(dir, kH100, kGlobalMemory) + " -o '" + dir.file("out") + "'");
+      run_strata("run -q " + trace_experiment(dir, kH100, kGlobalMemory) + " -o '" + dir.file("out") + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json s = json_file(dir.file("out/summary.json"));
   EXPECT_EQ(s["warp_instructions"].get<std::uint64_t>(), read_accelsim_trace(kGlobalMemory).instructions());
@@ -462,24 +462,24 @@ TEST(AccelSimTraceRuns, BadInputsFailBeforeTheRun) {
   TempDir dir;
   // Control bits the trace does not have.
   const std::string preset = "{extends: " + source_path("configs/hardware/gpu/h100-sxm.yaml") + "}";
-  expect_input_error(run_strata("run -q " + experiment(dir, preset, kAluShared) + " -o '" + dir.file("a") + "'"),
+  expect_input_error(run_strata("run -q " + trace_experiment(dir, preset, kAluShared) + " -o '" + dir.file("a") + "'"),
                      "hardware.sm.dependences: an Accel-Sim trace carries no compiler control bits");
   // Not a GPU.
   const std::string memory = "{extends: " + source_path("configs/hardware/memory/simple-ddr4-3200.yaml") + "}";
-  expect_input_error(run_strata("run -q " + experiment(dir, memory, kAluShared) + " -o '" + dir.file("b") + "'"),
+  expect_input_error(run_strata("run -q " + trace_experiment(dir, memory, kAluShared) + " -o '" + dir.file("b") + "'"),
                      "workload.kind: accelsim_trace needs a gpu");
   // A malformed kernel file.
   dir.write("bad/kernelslist.g", "kernel-1.traceg\n");
   dir.write("bad/kernel-1.traceg", joined(with_line(13, "insts = x")));
-  expect_input_error(
-      run_strata("run -q " + experiment(dir, kH100, dir.file("bad/kernelslist.g")) + " -o '" + dir.file("c") + "'"),
-      "kernel-1.traceg:13:9: error: workload.path: expected an instruction count");
+  expect_input_error(run_strata("run -q " + trace_experiment(dir, kH100, dir.file("bad/kernelslist.g")) + " -o '" +
+                                dir.file("c") + "'"),
+                     "kernel-1.traceg:13:9: error: workload.path: expected an instruction count");
   // A format the tensor core has no rate for (the H100 has no INT4 path).
   dir.write("int4/kernelslist.g", "kernel-1.traceg\n");
   dir.write("int4/kernel-1.traceg", joined(with_line(14, "0000 ffffffff 1 R1 IMMA.16864.S4.S4 3 R1 R2 R3 0")));
-  expect_input_error(
-      run_strata("run -q " + experiment(dir, kH100, dir.file("int4/kernelslist.g")) + " -o '" + dir.file("d") + "'"),
-      "workload.path: kernel k");
+  expect_input_error(run_strata("run -q " + trace_experiment(dir, kH100, dir.file("int4/kernelslist.g")) + " -o '" +
+                                dir.file("d") + "'"),
+                     "workload.path: kernel k");
 }
 
 TEST(AccelSimTraceRuns, ListDocumentsTheKind) {

@@ -19,8 +19,8 @@ namespace strata::testing {
 namespace {
 
 // An experiment on the H100 preset with `hardware` (YAML flow-mapping entries) changed.
-std::string experiment(const TempDir& dir, const std::string& hardware, const std::string& workload,
-                       const std::string& sim = "") {
+std::string h100_experiment(const TempDir& dir, const std::string& hardware, const std::string& workload,
+                            const std::string& sim = "") {
   return dir.write("e.yaml", fmt::format("name: gpu-reliability\n{}hardware: {{extends: {}{}}}\nworkload: {{{}}}\n",
                                          sim.empty() ? "" : "sim: {" + sim + "}\n",
                                          source_path("configs/hardware/gpu/h100-sxm.yaml"),
@@ -83,8 +83,9 @@ TEST(GpuReliability, TensorRateBelowItsRangeIsRefused) {
   for (const char* rate : {"1e-21", "1e-300", "0.0009"}) {
     TempDir dir;
     const CommandResult r =
-        run(dir, "'" + experiment(dir, fmt::format("tensor_core: {{rates: [fp16={}, bf16=1]}}", rate),
-                                  "kind: gpu_microbenchmark, benchmark: mma_rate, iterations: 16") +
+        run(dir, "'" +
+                     h100_experiment(dir, fmt::format("tensor_core: {{rates: [fp16={}, bf16=1]}}", rate),
+                                     "kind: gpu_microbenchmark, benchmark: mma_rate, iterations: 16") +
                      "'");
     expect_refused(dir, r, "hardware.tensor_core.rates", "a rate is 1/1024 to 64");
   }
@@ -112,7 +113,7 @@ const std::string kHugeGrid = "kind: gpu_microbenchmark, benchmark: ffma_chain, 
 TEST(GpuReliability, SigtermStopsAHugeGrid) {
   TempDir dir;
   const std::string out = dir.file("out");
-  const auto [code, seconds] = terminated_run(dir, "'" + experiment(dir, "", kHugeGrid) + "'", out, 0.5);
+  const auto [code, seconds] = terminated_run(dir, "'" + h100_experiment(dir, "", kHugeGrid) + "'", out, 0.5);
   EXPECT_EQ(code, 143) << read_file(dir.file("err"));
   EXPECT_LT(seconds, 10.0);  // "within a second", with room for a loaded machine
   EXPECT_EQ(json_file(out + "/interrupted.json")["status"], "interrupted");
@@ -122,7 +123,7 @@ TEST(GpuReliability, SigtermStopsAHugeGrid) {
 TEST(GpuReliability, MaxTimeBoundsAHugeGrid) {
   TempDir dir;
   const auto t0 = std::chrono::steady_clock::now();
-  const CommandResult r = run(dir, "'" + experiment(dir, "", kHugeGrid, "max_time: 20 us") + "'");
+  const CommandResult r = run(dir, "'" + h100_experiment(dir, "", kHugeGrid, "max_time: 20 us") + "'");
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 60.0);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto summary = json_file(dir.file("out/summary.json"));
@@ -151,7 +152,7 @@ TEST(GpuReliability, TheMapperPicksKernelsTheGpuCanPlace) {
         if (std::string(fidelity) == "cycle" && workload == kSmallModel) continue;  // the GEMM covers cycle level
         TempDir dir;
         const CommandResult r =
-            run(dir, "'" + experiment(dir, preset, workload, std::string("fidelity: ") + fidelity) + "'");
+            run(dir, "'" + h100_experiment(dir, preset, workload, std::string("fidelity: ") + fidelity) + "'");
         EXPECT_EQ(r.code, 0) << preset << " | " << workload << " | " << fidelity << ": " << r.err;
       }
 }
@@ -160,10 +161,11 @@ TEST(GpuReliability, TheMapperPicksKernelsTheGpuCanPlace) {
 TEST(GpuReliability, NoKernelThatFitsIsOneLine) {
   for (const char* fidelity : {"analytic", "cycle"}) {
     TempDir dir;
-    const CommandResult r = run(
-        dir, "'" + experiment(dir, "sm: {max_warps: 2}", "kind: gemm, m: 1024, n: 1024, k: 1024",
-                              std::string("fidelity: ") + fidelity) +
-                 "'");
+    const CommandResult r =
+        run(dir, "'" +
+                     h100_experiment(dir, "sm: {max_warps: 2}", "kind: gemm, m: 1024, n: 1024, k: 1024",
+                                     std::string("fidelity: ") + fidelity) +
+                     "'");
     expect_refused(dir, r, "workload", "no GEMM tile fits this GPU");
   }
 }
@@ -171,8 +173,9 @@ TEST(GpuReliability, NoKernelThatFitsIsOneLine) {
 // A cluster forced on a GPU without clusters is the user's error (it was SystemC's E549).
 TEST(GpuReliability, AForcedClusterWithoutClustersIsRefused) {
   TempDir dir;
-  const CommandResult r = run(dir, "'" + experiment(dir, "max_cluster_size: 1, kernels: {gemm_cluster: 2}",
-                                                    "kind: gemm, m: 1024, n: 1024, k: 1024") +
+  const CommandResult r = run(dir, "'" +
+                                       h100_experiment(dir, "max_cluster_size: 1, kernels: {gemm_cluster: 2}",
+                                                       "kind: gemm, m: 1024, n: 1024, k: 1024") +
                                        "'");
   expect_refused(dir, r, "hardware.kernels.gemm_cluster", "max_cluster_size is 1");
 }
@@ -181,15 +184,15 @@ TEST(GpuReliability, AForcedClusterWithoutClustersIsRefused) {
 TEST(GpuReliability, SharedMemoryWidthsOutsideTheDocumentedOnesAreRefused) {
   {
     TempDir dir;
-    const CommandResult r = run(dir, "'" + experiment(dir, "sm: {bank_width: 3 B}",
-                                                      "kind: gpu_microbenchmark, benchmark: shared_chase") +
-                                         "'");
+    const CommandResult r = run(
+        dir,
+        "'" + h100_experiment(dir, "sm: {bank_width: 3 B}", "kind: gpu_microbenchmark, benchmark: shared_chase") + "'");
     expect_refused(dir, r, "hardware.sm.bank_width", "3 B is not a power of two");
   }
   {
     TempDir dir;
     const CommandResult r =
-        run(dir, "'" + experiment(dir, "", "kind: gpu_microbenchmark, benchmark: shared_chase, width: 3 B") + "'");
+        run(dir, "'" + h100_experiment(dir, "", "kind: gpu_microbenchmark, benchmark: shared_chase, width: 3 B") + "'");
     expect_refused(dir, r, "workload.width", "a lane loads 4, 8 or 16 B");
   }
 }

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "accelerators/builtin_kinds.h"
+#include "sim/app/runner.h"
 #include "sim/input_error.h"
 #include "sim/registry.h"
-#include "sim/runner.h"
 #include "test_util.h"
 
 using nlohmann::json;

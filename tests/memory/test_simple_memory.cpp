@@ -8,8 +8,8 @@
 
 #include "accelerators/builtin_kinds.h"
 #include "memory/simple_memory.h"
+#include "sim/app/runner.h"
 #include "sim/registry.h"
-#include "sim/runner.h"
 #include "test_util.h"
 
 using nlohmann::json;

@@ -8,8 +8,8 @@
 #include "accelerators/builtin_kinds.h"
 #include "models/register_kinds.h"
 #include "models/vector/vector_unit.h"
+#include "sim/app/runner.h"
 #include "sim/registry.h"
-#include "sim/runner.h"
 #include "test_util.h"
 
 using strata::testing::run_strata;

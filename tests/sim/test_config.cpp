@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "accelerators/builtin_kinds.h"
+#include "sim/app/experiment.h"
 #include "sim/config_loader.h"
-#include "sim/experiment.h"
 #include "sim/registry.h"
 #include "sim/text.h"
 #include "test_util.h"

@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "accelerators/builtin_kinds.h"
-#include "sim/cli.h"
+#include "sim/app/cli.h"
 #include "sim/cli_extension.h"
 #include "sim/component.h"
 #include "sim/registry.h"

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "accelerators/builtin_kinds.h"
+#include "sim/app/runner.h"
 #include "sim/registry.h"
-#include "sim/runner.h"
 #include "sim/tlm_protocol_checker.h"
 #include "test_util.h"
 

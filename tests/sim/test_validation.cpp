@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/app/validation/validation_catalog.h"
 #include "sim/registry.h"
 #include "sim/text.h"
-#include "sim/validation/validation_catalog.h"
 #include "test_util.h"
 
 namespace strata::testing {

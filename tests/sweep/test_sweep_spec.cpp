@@ -6,11 +6,11 @@
 #include <gtest/gtest.h>
 
 #include "accelerators/builtin_kinds.h"
-#include "sim/experiment.h"
+#include "sim/app/experiment.h"
+#include "sim/app/sweep/expansion.h"
+#include "sim/app/sweep/expression.h"
+#include "sim/app/sweep/pareto.h"
 #include "sim/registry.h"
-#include "sim/sweep/expansion.h"
-#include "sim/sweep/expression.h"
-#include "sim/sweep/pareto.h"
 #include "test_util.h"
 
 namespace strata {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "accelerators/builtin_kinds.h"
-#include "sim/experiment.h"
+#include "sim/app/experiment.h"
 #include "sim/registry.h"
 #include "sim/sim_context.h"
 #include "test_util.h"

@@ -83,12 +83,6 @@ double Tensor::bytes_per_element() const {
   return n ? static_cast<double>(bytes) / static_cast<double>(n) : 0;
 }
 
-std::int64_t Operator::dim(const std::string& n) const {
-  auto it = dims.find(n);
-  if (it == dims.end()) throw std::logic_error(fmt::format("operator '{}' has no dimension '{}'", name, n));
-  return it->second;
-}
-
 std::uint64_t tensor_storage_bytes(const std::string& format, const std::vector<std::int64_t>& shape) {
   const QuantSpec q = parse_quant_spec(format);
   return q.storage_bytes(product(shape), shape.back());

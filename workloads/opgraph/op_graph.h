@@ -32,9 +32,6 @@ inline constexpr int kTensorClasses = 4;
 const char* tensor_class_name(TensorClass c);  // "weights", "activations", "kv_cache", "graph"
 std::optional<TensorClass> find_tensor_class(std::string_view name);
 
-using TensorId = std::int32_t;
-using OpId = std::int32_t;
-
 // Part of a tensor stored in one format (mixed precision: degree-aware GNN features).
 struct FormatPart {
   std::string format;
@@ -68,23 +65,6 @@ struct Tensor {
 
   std::int64_t elements() const;
   double bytes_per_element() const;
-};
-
-struct Operator {
-  OpId id = -1;
-  std::string name;
-  OpKind kind = OpKind::Copy;
-  std::map<std::string, std::int64_t> dims;
-  std::vector<std::int64_t> group_sizes;  // GroupedGemm: rows of each group
-  std::vector<TensorId> inputs;
-  std::vector<TensorId> outputs;
-  std::vector<OpId> deps;  // operators that must finish first (data dependencies included)
-  std::string compute;     // format the arithmetic runs in ("fp16", "int8", ...); empty: n/a
-  std::string accumulate;  // accumulation format of matrix products; empty: n/a
-  std::int32_t layer = -1;
-  std::int32_t device = -1;
-
-  std::int64_t dim(const std::string& name) const;  // throws std::logic_error when absent
 };
 
 class OpGraph {

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "workloads/opgraph/op_graph.h"
+#include <fmt/format.h>
 
 namespace strata {
 
@@ -230,6 +230,12 @@ double op_flops(const Operator& op) {
     case OpKind::SendRecv: return 0;
   }
   throw std::logic_error("op_flops: unknown kind");
+}
+
+std::int64_t Operator::dim(const std::string& n) const {
+  auto it = dims.find(n);
+  if (it == dims.end()) throw std::logic_error(fmt::format("operator '{}' has no dimension '{}'", name, n));
+  return it->second;
 }
 
 }  // namespace strata

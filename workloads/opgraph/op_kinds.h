@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,7 +49,27 @@ enum class OpKind {
 // the experts that received tokens), so their accessed elements may not exceed the tensor's.
 enum class Access { Exact, Partial };
 
-struct Operator;
+using TensorId = std::int32_t;
+using OpId = std::int32_t;
+
+// One operator of an OpGraph (workloads/opgraph/op_graph.h): its kind, named dimensions and
+// operands; what the kind makes of them is below.
+struct Operator {
+  OpId id = -1;
+  std::string name;
+  OpKind kind = OpKind::Copy;
+  std::map<std::string, std::int64_t> dims;
+  std::vector<std::int64_t> group_sizes;  // GroupedGemm: rows of each group
+  std::vector<TensorId> inputs;
+  std::vector<TensorId> outputs;
+  std::vector<OpId> deps;  // operators that must finish first (data dependencies included)
+  std::string compute;     // format the arithmetic runs in ("fp16", "int8", ...); empty: n/a
+  std::string accumulate;  // accumulation format of matrix products; empty: n/a
+  std::int32_t layer = -1;
+  std::int32_t device = -1;
+
+  std::int64_t dim(const std::string& name) const;  // throws std::logic_error when absent
+};
 
 struct OperandRule {
   const char* role;  // "a", "b", "cache", ... for messages and docs
