@@ -83,6 +83,8 @@ class MicrobenchmarkError : public std::invalid_argument {
 // Throws MicrobenchmarkError for a shape, format or warp count the benchmark cannot have on an
 // SM of timing `t`.
 Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming& t, int sms = 1);
+// The benchmarks make_microbenchmark knows, in the order docs/gpu.md lists them.
+std::vector<std::string> microbenchmark_names();
 
 class MicrobenchmarkDriver;
 
