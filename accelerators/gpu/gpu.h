@@ -27,6 +27,7 @@
 #include "accelerators/gpu/kernels/kernel_target.h"
 #include "accelerators/gpu/occupancy.h"
 #include "accelerators/gpu/sm_core.h"
+#include "accelerators/gpu/warp_program_target.h"
 #include "accelerators/package/package_device.h"
 #include "sim/analytic.h"
 #include "sim/component.h"
@@ -44,28 +45,23 @@ class Gpu : public Component,
             public tlm::tlm_mm_interface,
             public PackageDevice,
             public AnalyticModel,
+            public WarpProgramTarget,
             private SchedulerHost {
  public:
   static KindSpec spec();
   Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
   ~Gpu() override;
 
-  // Queues a kernel; `done` runs inside the simulation when its last CTA completes. Throws
-  // std::invalid_argument when the kernel cannot launch (its CTA does not fit an SM). With
-  // `may_sample` and sim.sample: waves, whole waves of its CTAs may be counted instead of
-  // simulated (sample_waves); its run then ends later in reported time than in simulated time.
-  void launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done, bool may_sample = false);
-  // Analytic fidelity (gpu_analytic.h): the kernel's run in closed form, after the kernels
-  // evaluated before it; its counts join the GPU's statistics.
-  KernelRun evaluate(const KernelLaunch& kernel);
-  int sms() const { return sms_; }
-  const SmLimits& limits() const { return limits_; }
-  const SmTiming& timing() const { return timing_; }
+  // WarpProgramTarget
+  void launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done, bool may_sample = false) override;
+  // Its counts join the GPU's statistics (gpu_analytic.h).
+  KernelRun evaluate(const KernelLaunch& kernel) override;
+  int sms() const override { return sms_; }
+  const SmLimits& limits() const override { return limits_; }
+  const SmTiming& timing() const override { return timing_; }
+  const Clock& sm_clock() const override { return clock(); }
+  std::uint64_t active_clusters(const KernelLaunch& k, const Occupancy& o) const override;
   const std::vector<int>& gpcs() const { return scheduler_->gpcs(); }  // SMs per GPC, numbered GPC by GPC
-  // The clusters of `k` that co-reside under occupancy `o` (0: a kernel without clusters).
-  // Throws std::invalid_argument when the GPU has no clusters, the cluster is too large or
-  // fits no GPC, or the grid is not a whole number of clusters.
-  std::uint64_t active_clusters(const KernelLaunch& k, const Occupancy& o) const;
   void finalize(const sc_core::sc_time& end) override;
   double dynamic_energy_j() const override;
   // sim.reuse and sim.sample: the L2's counters are the GPU's own totals.

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/component.h"
 #include "sim/input_error.h"
 #include "sim/kernel.h"
 
@@ -13,7 +14,8 @@ namespace strata {
 // Launches the benchmark's kernel at the start of the run and turns its run into the figure.
 class MicrobenchmarkDriver : public Component {
  public:
-  MicrobenchmarkDriver(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, Gpu& gpu, Microbenchmark b,
+  MicrobenchmarkDriver(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, WarpProgramTarget& gpu,
+                       Microbenchmark b,
                        double reference)
       : Component(name, cfg, ctx),
         gpu_(gpu),
@@ -47,8 +49,8 @@ class MicrobenchmarkDriver : public Component {
   double evaluate() {
     for (const KernelLaunch& k : bench_.warmup) gpu_.evaluate(k);
     const KernelRun r = gpu_.evaluate(bench_.kernel);
-    record(r, gpu_.clock().time_of(r.end_cycle));
-    return to_seconds(gpu_.clock().time_of(r.end_cycle));
+    record(r, gpu_.sm_clock().time_of(r.end_cycle));
+    return to_seconds(gpu_.sm_clock().time_of(r.end_cycle));
   }
 
  private:
@@ -61,7 +63,7 @@ class MicrobenchmarkDriver : public Component {
     const double ctas = static_cast<double>(bench_.kernel.ctas());
     const double sms = std::min(ctas, static_cast<double>(gpu_.sms()));
     const double measured = bench_.latency       ? cycles / bench_.count / static_cast<double>(r.waves)
-                            : bench_.device_rate ? bench_.count / cycles * static_cast<double>(gpu_.clock().frequency_hz()) / 1e9
+                            : bench_.device_rate ? bench_.count / cycles * static_cast<double>(gpu_.sm_clock().frequency_hz()) / 1e9
                                                  : bench_.count * ctas / sms / cycles;
     measured_.set(measured);
     if (error_) error_->set((measured - reference_) / reference_);
@@ -73,7 +75,7 @@ class MicrobenchmarkDriver : public Component {
     finished_ = true;
   }
 
-  Gpu& gpu_;
+  WarpProgramTarget& gpu_;
   Microbenchmark bench_;
   double reference_;
   Scalar& measured_;
@@ -177,29 +179,26 @@ GpuMicrobenchmarkWorkload::GpuMicrobenchmarkWorkload(const ValidatedNode& cfg, S
 GpuMicrobenchmarkWorkload::~GpuMicrobenchmarkWorkload() = default;
 
 void GpuMicrobenchmarkWorkload::bind(Component& hardware) {
-  Gpu* gpu = dynamic_cast<Gpu*>(&hardware);
-  if (!gpu)
-    throw InputError(cfg_.loc, "workload.kind",
-                     fmt::format("gpu_microbenchmark needs a gpu; hardware kind '{}' is not one", hardware.config().spec->name));
+  WarpProgramTarget& gpu = warp_program_target(hardware, cfg_, "gpu_microbenchmark");
   Microbenchmark b;
   try {
-    b = make_microbenchmark(config_, gpu->timing(), gpu->sms());
+    b = make_microbenchmark(config_, gpu.timing(), gpu.sms());
   } catch (const MicrobenchmarkError& e) {
     throw InputError(cfg_.params.where(e.key), "workload." + e.key, e.what());
   }
   Occupancy o;
   try {
-    o = occupancy(gpu->limits(), b.kernel.threads_per_cta(), b.kernel.registers_per_thread, b.kernel.shared_bytes);
+    o = occupancy(gpu.limits(), b.kernel.threads_per_cta(), b.kernel.registers_per_thread, b.kernel.shared_bytes);
   } catch (const OccupancyError& e) {
     const std::string key = e.limit == "registers" ? "registers" : e.limit == "shared_memory" ? "shared" : "warps";
     throw InputError(cfg_.params.where(key), "workload." + key, e.what());
   }
   try {
-    gpu->active_clusters(b.kernel, o);
+    gpu.active_clusters(b.kernel, o);
   } catch (const std::invalid_argument& e) {
     throw InputError(cfg_.params.where("cluster"), "workload.cluster", e.what());
   }
-  driver_ = std::make_unique<MicrobenchmarkDriver>("workload", cfg_, ctx_, *gpu, std::move(b), cfg_.params.real("reference"));
+  driver_ = std::make_unique<MicrobenchmarkDriver>("workload", cfg_, ctx_, gpu, std::move(b), cfg_.params.real("reference"));
 }
 
 bool GpuMicrobenchmarkWorkload::finished() const { return driver_ && driver_->finished(); }

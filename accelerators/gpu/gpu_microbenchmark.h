@@ -32,8 +32,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "accelerators/gpu/gpu.h"
+#include "accelerators/gpu/warp_program_target.h"
 #include "sim/analytic.h"
+#include "sim/schema.h"
+#include "sim/sim_context.h"
 #include "sim/workload.h"
 
 namespace strata {
