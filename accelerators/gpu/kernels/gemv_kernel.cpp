@@ -14,56 +14,66 @@ namespace strata {
 namespace {
 constexpr int kWarpsPerCta = 4;  // an SM with fewer warp slots gets CTAs of what it holds
 constexpr std::uint8_t kWeights = 1, kActivations = 20, kAcc = 40, kConverted = 60, kShuffle = 80;
+constexpr int kActivationRegisters =
+    16;                        // activation loads rotate over these, so unrolled loads do not wait on each other
+constexpr int kMaxUnroll = 4;  // weight loads in flight a warp
+constexpr double kMinAccessBytes = 4;         // a lane's narrowest activation load (LDG.32)
+constexpr std::uint32_t kGemvRegisters = 64;  // accumulators, unrolled loads and activations: full occupancy
+
+// The narrowest of the 4, 8 and 16 B accesses (LDG/STG.32, .64, .128) that holds `bytes`.
+int access_width(std::uint64_t bytes) { return bytes <= 4 ? 4 : bytes <= 8 ? 8 : kLaneBytes; }
 }  // namespace
 
 std::vector<GpuKernel> make_gemv(const GemmProblem& p, const GpuKernelTarget& t, std::uint64_t workspace) {
   if (p.m > kGemvMaxRows || p.batch != 1)
     throw std::invalid_argument(fmt::format("{}: a GEMV takes at most {} rows and one batch", p.name, kGemvMaxRows));
   const auto m = static_cast<int>(p.m);
-  const double per_lane = 16.0 / p.b_bytes;  // weights a lane loads an iteration
+  const double per_lane = kLaneBytes / p.b_bytes;  // weights a lane loads an iteration
   const double row_bytes = static_cast<double>(p.k) * p.b_bytes;
-  // Unroll and split-K: four loads in flight a warp, and enough warps to fill the SMs.
-  int unroll = 4;
-  while (unroll > 1 && row_bytes < 512.0 * unroll) unroll /= 2;
-  const double chunk = 512.0 * unroll;  // bytes of a row one iteration covers
+  // Unroll and split-K: kMaxUnroll loads in flight a warp, and warps to fill kWarpSlotsShare.
+  int unroll = kMaxUnroll;
+  while (unroll > 1 && row_bytes < static_cast<double>(kWarpBytes) * unroll) unroll /= 2;
+  const double chunk = static_cast<double>(kWarpBytes) * unroll;  // bytes of a row one iteration covers
   int splits = 1;
-  const double want = static_cast<double>(t.sms) * t.limits.max_warps / 2;
+  const double want = static_cast<double>(t.sms) * t.limits.max_warps / kWarpSlotsShare;
   while (static_cast<double>(p.n) * splits < want && row_bytes / (splits * 2) >= chunk &&
          std::fmod(row_bytes, splits * 2 * chunk) == 0)
     splits *= 2;
   const double slice = row_bytes / splits;
   const auto iterations = static_cast<std::uint64_t>(std::max(1.0, std::ceil(slice / chunk)));
   const double k_slice = static_cast<double>(p.k) / splits;
-  const bool convert = std::abs(p.b_bytes - p.a_bytes) > 0.01;
+  const bool convert = std::abs(p.b_bytes - p.a_bytes) > kFormatTolerance;
 
   auto program = std::make_shared<WarpProgram>();
   WarpProgram& w = *program;
   w.iterations = iterations;
   for (int u = 0; u < unroll; ++u) {
-    WarpInstruction ld = warp_global(WarpOp::Ldg, p.b + static_cast<std::uint64_t>(u) * 512, 16, 16,
-                                     static_cast<std::uint8_t>(kWeights + u));
+    WarpInstruction ld = warp_global(WarpOp::Ldg, p.b + static_cast<std::uint64_t>(u) * kWarpBytes, kLaneBytes,
+                                     kLaneBytes, static_cast<std::uint8_t>(kWeights + u));
     ld.iteration_stride = static_cast<std::int64_t>(chunk);
     ld.warp_stride = static_cast<std::int64_t>(slice);
     w.body.push_back(ld);
   }
   // The activations a lane needs for its weights, from the L1 (every warp reads the same x).
   const double x_lane = per_lane * p.a_bytes;
-  const int x_width = static_cast<int>(std::min(16.0, std::max(4.0, x_lane)));
+  const int x_width = static_cast<int>(std::min(static_cast<double>(kLaneBytes), std::max(kMinAccessBytes, x_lane)));
   const int x_loads = static_cast<int>(std::ceil(x_lane / x_width));
   const auto x_row = static_cast<std::uint64_t>(std::ceil(static_cast<double>(p.k) * p.a_bytes));
   for (int col = 0; col < m; ++col)
     for (int u = 0; u < unroll; ++u)
       for (int i = 0; i < x_loads; ++i) {
         const auto lane_x = static_cast<std::int32_t>(std::ceil(x_lane));
-        WarpInstruction ld = warp_global(WarpOp::Ldg, p.a + static_cast<std::uint64_t>(col) * x_row +
-                                                          static_cast<std::uint64_t>(u * 32 * lane_x + i * x_width),
-                                         x_width, lane_x, static_cast<std::uint8_t>(kActivations + (col * unroll + u) % 16));
-        ld.iteration_stride = static_cast<std::int64_t>(32) * lane_x * unroll;
+        WarpInstruction ld = warp_global(
+            WarpOp::Ldg,
+            p.a + static_cast<std::uint64_t>(col) * x_row +
+                static_cast<std::uint64_t>(u * kWarpThreads * lane_x + i * x_width),
+            x_width, lane_x, static_cast<std::uint8_t>(kActivations + (col * unroll + u) % kActivationRegisters));
+        ld.iteration_stride = static_cast<std::int64_t>(kWarpThreads) * lane_x * unroll;
         ld.warp_stride = static_cast<std::int64_t>(k_slice * p.a_bytes);
         ld.footprint = x_row;  // warp (row, slice) reads its slice of x
         w.body.push_back(ld);
       }
-  const bool packed = p.a_bytes <= 2;
+  const bool packed = p.a_bytes <= kPackedBytes;
   for (int u = 0; u < unroll; ++u) {
     auto weights = static_cast<std::uint8_t>(kWeights + u);
     if (convert) {
@@ -77,11 +87,13 @@ std::vector<GpuKernel> make_gemv(const GemmProblem& p, const GpuKernelTarget& t,
     for (int col = 0; col < m; ++col)
       for (int i = 0; i < fmas; ++i) {
         const auto acc = static_cast<std::uint8_t>(kAcc + col);
-        w.body.push_back(warp_op(WarpOp::Fp32, acc, {acc, weights, static_cast<std::uint8_t>(kActivations + (col * unroll + u) % 16)}));
+        w.body.push_back(warp_op(
+            WarpOp::Fp32, acc,
+            {acc, weights, static_cast<std::uint8_t>(kActivations + (col * unroll + u) % kActivationRegisters)}));
       }
   }
   for (int col = 0; col < m; ++col)
-    for (int s = 0; s < 5; ++s) {
+    for (int s = 0; s < kWarpReduceSteps; ++s) {
       const auto acc = static_cast<std::uint8_t>(kAcc + col);
       w.epilogue.push_back(warp_op(WarpOp::Int, kShuffle, {acc}));
       w.epilogue.push_back(warp_op(WarpOp::Fp32, acc, {acc, kShuffle}));
@@ -92,22 +104,19 @@ std::vector<GpuKernel> make_gemv(const GemmProblem& p, const GpuKernelTarget& t,
   if (!split) {
     if (p.epilogue.bias_bytes > 0) {  // one value a row, lane 0's
       const auto bias_bytes = static_cast<std::uint64_t>(std::ceil(p.epilogue.bias_bytes));
-      WarpInstruction ld = warp_global(WarpOp::Ldg, p.epilogue.bias,
-                                       bias_bytes <= 4   ? 4
-                                       : bias_bytes <= 8 ? 8
-                                                         : 16,
-                                       16, kEpilogueBias);
+      WarpInstruction ld =
+          warp_global(WarpOp::Ldg, p.epilogue.bias, access_width(bias_bytes), kLaneBytes, kEpilogueBias);
       ld.active_mask = 1;
       ld.warp_stride = static_cast<std::int64_t>(bias_bytes);
       w.epilogue.push_back(ld);
     }
     append_epilogue_math(w.epilogue, p.epilogue, m, kAcc, 1);
   }
-  const double out_bytes = split ? 4.0 : p.c_bytes;
+  const double out_bytes = split ? kPartialBytes : p.c_bytes;
   const auto per_row = static_cast<std::uint64_t>(std::ceil(m * out_bytes));
-  for (std::uint64_t first = 0; first < per_row; first += 16) {
-    const int width = static_cast<int>(std::min<std::uint64_t>(16, per_row - first));
-    WarpInstruction st = warp_global(WarpOp::Stg, (split ? workspace : p.c) + first, width <= 4 ? 4 : width <= 8 ? 8 : 16, 0,
+  for (std::uint64_t first = 0; first < per_row; first += kLaneBytes) {
+    const std::uint64_t width = std::min<std::uint64_t>(kLaneBytes, per_row - first);
+    WarpInstruction st = warp_global(WarpOp::Stg, (split ? workspace : p.c) + first, access_width(width), 0,
                                      static_cast<std::uint8_t>(kAcc));
     st.active_mask = 1;
     st.warp_stride = static_cast<std::int64_t>(per_row);
@@ -123,8 +132,8 @@ std::vector<GpuKernel> make_gemv(const GemmProblem& p, const GpuKernelTarget& t,
   k.name = p.name;
   const auto warps = static_cast<std::uint64_t>(p.n) * static_cast<std::uint64_t>(splits);
   k.grid = {grid_extent((warps + per_cta - 1) / per_cta, "CTAs"), 1, 1};
-  k.block = {static_cast<std::uint32_t>(32 * per_cta), 1, 1};
-  k.registers_per_thread = 64;
+  k.block = {static_cast<std::uint32_t>(kWarpThreads * per_cta), 1, 1};
+  k.registers_per_thread = kGemvRegisters;
   k.program = program;
   const double weights = static_cast<double>(p.n) * row_bytes;
   const double x = static_cast<double>(m) * static_cast<double>(x_row);
