@@ -36,9 +36,10 @@ Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
   const Params& l2 = cfg.child("l2").params;
   const L2Config l2_config = read_l2(l2);
   try {
-    scheduler_ = std::make_unique<GpuScheduler>(
-        static_cast<SchedulerHost&>(*this), limits_, timing_, gpc_sizes(sms_, static_cast<int>(params().integer("gpcs"))), max_cluster_,
-        kernel_launch_, memory ? static_cast<std::uint64_t>(GpuL2::lookahead(l2_config)) : 0);
+    scheduler_ = std::make_unique<GpuScheduler>(static_cast<SchedulerHost&>(*this), limits_, timing_,
+                                                gpc_sizes(sms_, static_cast<int>(params().integer("gpcs"))),
+                                                max_cluster_, kernel_launch_,
+                                                memory ? static_cast<std::uint64_t>(GpuL2::lookahead(l2_config)) : 0);
   } catch (const std::invalid_argument& e) {
     throw InputError(sm.where("l1_ways"), cfg.path + ".sm.l1_ways", e.what());
   }
@@ -140,7 +141,6 @@ void Gpu::declare_costs() {
   add_area("tensor_cores", lane_mm2 * base * subs * sms, lane_leak * base * subs * sms);
 }
 
-
 void Gpu::launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done, bool may_sample) {
   queue_.push_back(Pending{scheduler_->prepare(std::move(kernel), may_sample), std::move(done)});
   launched_.notify(sc_core::SC_ZERO_TIME);
@@ -149,7 +149,6 @@ void Gpu::launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done
 std::uint64_t Gpu::active_clusters(const KernelLaunch& k, const Occupancy& o) const {
   return scheduler_->active_clusters(k, o);
 }
-
 
 double Gpu::energy_of(const SmCounts& c) const {
   double j = events_.rf_read->joules_per_event() * static_cast<double>(c.rf_reads) +
@@ -329,13 +328,11 @@ SmCounts Gpu::repeat_span(const SpanRepeater::Mark& mark, const SmCounts& at_mar
   return span;
 }
 
-
 void Gpu::count_kernel(const KernelLaunch& k, const KernelRun& r) {
   warp_instructions_.add(r.warp_instructions);
   ctas_.add(k.ctas());
   kernels_.add();
 }
-
 
 void Gpu::flush_window() {
   // The window's accesses reach the L2 in time order (ties: SM, then the SM's own order).
@@ -345,7 +342,6 @@ void Gpu::flush_window() {
   for (const GlobalAccess& a : window_) l2_->access(a);
   window_.clear();
 }
-
 
 void Gpu::wait_until(std::uint64_t cycle) { wait(clock().time_of(cycle) - sc_core::sc_time_stamp()); }
 

@@ -84,8 +84,9 @@ std::optional<StreamingWork> fuse(const StreamingWork& first, const StreamingWor
   for (const StreamOperand& o : next.reads)
     if (o.base != at) w.reads.push_back(o);
   if (!keep)
-    w.writes.erase(std::remove_if(w.writes.begin(), w.writes.end(), [at](const StreamOperand& o) { return o.base == at; }),
-                   w.writes.end());
+    w.writes.erase(
+        std::remove_if(w.writes.begin(), w.writes.end(), [at](const StreamOperand& o) { return o.base == at; }),
+        w.writes.end());
   w.writes.insert(w.writes.end(), next.writes.begin(), next.writes.end());
   w.fp32_per_element = first.fp32_per_element + next.fp32_per_element;
   w.sfu_per_element = first.sfu_per_element + next.sfu_per_element;
@@ -94,7 +95,6 @@ std::optional<StreamingWork> fuse(const StreamingWork& first, const StreamingWor
   w.passes = std::max(first.passes, next.passes);
   return w;
 }
-
 
 // One graph's lowering: the tensors' addresses, then each operator in graph order, by family.
 class GraphLowering {
@@ -142,8 +142,8 @@ class GraphLowering {
   std::uint64_t workspace_ = 0, workspace_bytes_ = 0;
   std::map<std::string, GemmChoice> gemm_choices_;  // by shape: a model's layers repeat theirs
   std::vector<int> readers_;
-  std::optional<FusionCandidate> open_;         // the streaming kernel later operators may fuse into
-  std::optional<EpilogueCandidate> product_;    // the product an activation may join
+  std::optional<FusionCandidate> open_;       // the streaming kernel later operators may fuse into
+  std::optional<EpilogueCandidate> product_;  // the product an activation may join
 };
 
 void GraphLowering::merge_projections() {
@@ -351,8 +351,8 @@ void GraphLowering::lower_decode_attention(const Operator& op, GpuLoweredOp& low
   for (std::size_t i = 0; i < op.inputs.size(); ++i)
     w.reads.push_back(
         {at(op.inputs[i]), static_cast<std::uint64_t>(static_cast<double>(input_elements(op, i)) * bpe(op.inputs[i]))});
-  w.writes.push_back(
-      {at(op.outputs[0]), static_cast<std::uint64_t>(static_cast<double>(output_elements(op, 0)) * bpe(op.outputs[0]))});
+  w.writes.push_back({at(op.outputs[0]),
+                      static_cast<std::uint64_t>(static_cast<double>(output_elements(op, 0)) * bpe(op.outputs[0]))});
   w.flops = lowered.flops;
   w.fp32_per_element = std::max(1.0, lowered.flops / 2 / w.elements);
   w.sfu_per_element = scores / w.elements;
@@ -440,8 +440,8 @@ bool GraphLowering::join_epilogue(const Operator& op, const StreamingWork& w, Gp
   p.c = at(op.outputs[0]);
   p.c_bytes = bpe(op.outputs[0]);
   GpuLoweredOp& into = out_.ops[product_->op];
-  into.kernels = product_->config ? make_gemm(p, *product_->config, target_, workspace_)
-                                  : make_gemv(p, target_, workspace_);
+  into.kernels =
+      product_->config ? make_gemm(p, *product_->config, target_, workspace_) : make_gemv(p, target_, workspace_);
   into.min_bytes = 0;
   for (const GpuKernel& k : into.kernels) into.min_bytes += k.min_bytes;
   lowered.config = "fused into " + into.name + "'s epilogue";

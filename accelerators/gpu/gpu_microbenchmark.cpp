@@ -15,8 +15,7 @@ namespace strata {
 class MicrobenchmarkDriver : public Component {
  public:
   MicrobenchmarkDriver(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, WarpProgramTarget& gpu,
-                       Microbenchmark b,
-                       double reference)
+                       Microbenchmark b, double reference)
       : Component(name, cfg, ctx),
         gpu_(gpu),
         bench_(std::move(b)),
@@ -62,9 +61,10 @@ class MicrobenchmarkDriver : public Component {
     const double cycles = static_cast<double>(r.cycles());
     const double ctas = static_cast<double>(bench_.kernel.ctas());
     const double sms = std::min(ctas, static_cast<double>(gpu_.sms()));
-    const double measured = bench_.latency       ? cycles / bench_.count / static_cast<double>(r.waves)
-                            : bench_.device_rate ? bench_.count / cycles * static_cast<double>(gpu_.sm_clock().frequency_hz()) / 1e9
-                                                 : bench_.count * ctas / sms / cycles;
+    const double measured = bench_.latency ? cycles / bench_.count / static_cast<double>(r.waves)
+                            : bench_.device_rate
+                                ? bench_.count / cycles * static_cast<double>(gpu_.sm_clock().frequency_hz()) / 1e9
+                                : bench_.count * ctas / sms / cycles;
     measured_.set(measured);
     if (error_) error_->set((measured - reference_) / reference_);
     cycles_.set(cycles);
@@ -198,7 +198,8 @@ void GpuMicrobenchmarkWorkload::bind(Component& hardware) {
   } catch (const std::invalid_argument& e) {
     throw InputError(cfg_.params.where("cluster"), "workload.cluster", e.what());
   }
-  driver_ = std::make_unique<MicrobenchmarkDriver>("workload", cfg_, ctx_, gpu, std::move(b), cfg_.params.real("reference"));
+  driver_ =
+      std::make_unique<MicrobenchmarkDriver>("workload", cfg_, ctx_, gpu, std::move(b), cfg_.params.real("reference"));
 }
 
 bool GpuMicrobenchmarkWorkload::finished() const { return driver_ && driver_->finished(); }

@@ -64,7 +64,8 @@ WarpInstruction tensor(Build& x, WarpOp o, std::uint8_t acc, std::uint8_t a, std
   const NumberFormat* f = find_number_format(c.format);
   if (!f) throw MicrobenchmarkError("format", fmt::format("'{}' is not a number format", c.format));
   if (!x.t.tensor_macs.count(f->name))
-    throw MicrobenchmarkError("format", fmt::format("the tensor core has no {} path (tensor_core.macs_per_cycle)", f->name));
+    throw MicrobenchmarkError("format",
+                              fmt::format("the tensor core has no {} path (tensor_core.macs_per_cycle)", f->name));
   if (c.sparse && !x.t.sparsity) throw MicrobenchmarkError("sparse", "the tensor core has no 2:4 structured sparsity");
   x.p.formats = {f->name};
   in.format = 0;
@@ -360,8 +361,8 @@ void sweep_warmup(const MicrobenchmarkConfig& c, Microbenchmark& b) {
 struct Entry {
   const char* name;
   void (*build)(Build&);
-  int cluster = 1;           // CTAs per cluster unless configured: a pair for the cluster benchmarks
-  bool own_grid = false;     // the builder sizes the grid (a sweep over the device), not `ctas`
+  int cluster = 1;        // CTAs per cluster unless configured: a pair for the cluster benchmarks
+  bool own_grid = false;  // the builder sizes the grid (a sweep over the device), not `ctas`
   void (*warmup)(const MicrobenchmarkConfig&, Microbenchmark&) = nullptr;
 };
 

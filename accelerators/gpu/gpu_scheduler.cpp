@@ -142,7 +142,9 @@ KernelRun GpuScheduler::begin_kernel(const ScheduledKernel& p, std::uint64_t sta
 
 KernelRun GpuScheduler::run(const ScheduledKernel& k, std::uint64_t start) {
   const std::uint64_t instructions = host_.warp_instructions();
-  KernelRun r = k.kernel.cluster > 1 ? run_clustered(k, start) : k.global ? run_windowed(k, start) : run_compute(k, start);
+  KernelRun r = k.kernel.cluster > 1 ? run_clustered(k, start)
+                : k.global           ? run_windowed(k, start)
+                                     : run_compute(k, start);
   r.warp_instructions = host_.warp_instructions() - instructions;
   return r;
 }

@@ -113,8 +113,8 @@ class GpuScheduler {
   // partial wave are simulated, so the kernel's tail and its wave quantization are simulated.
   static constexpr double kWaveSampleTolerance = 0.03;
   struct WaveSample {
-    std::uint64_t resident = 0;                // CTAs that run at once; 0: the kernel is not sampled
-    std::unique_ptr<SpanMark> before, span;    // the previous wave's start, this one's
+    std::uint64_t resident = 0;              // CTAs that run at once; 0: the kernel is not sampled
+    std::unique_ptr<SpanMark> before, span;  // the previous wave's start, this one's
     std::uint64_t completed_at_before = 0, completed_at_span = 0;
     double rate_before = 0;  // the previous wave's CTAs a second
     bool decided = false;
@@ -157,7 +157,7 @@ class CtaQueue {
  public:
   explicit CtaQueue(const KernelLaunch& k) : k_(k), programs_(k.warps_per_cta()), end_(k.ctas()) {}
   bool empty() const { return next_ == end_; }
-  int place(SmCore& core, std::uint64_t at);  // the CTA's handle on `core`
+  int place(SmCore& core, std::uint64_t at);    // the CTA's handle on `core`
   std::uint64_t next() const { return next_; }  // the next CTA's number
   std::uint64_t left() const { return end_ - next_; }
   // The CTAs that run: the grid less those skipped.
