@@ -150,40 +150,34 @@ void convert(std::vector<WarpInstruction>& out, double elements, std::uint8_t fr
   }
 }
 
-GpuKernel tma_wgmma(const GemmProblem& p, const GemmConfig& g, const Plan& q, const GpuKernelTarget& t) {
-  if (!t.wgmma()) throw std::invalid_argument("tma_wgmma needs wgmma (tensor_core.wgmma_latency)");
-  if (!t.timing.tma) throw std::invalid_argument("tma_wgmma needs a TMA unit (sm.tma)");
-  if (g.tile_m % kWgmmaRows != 0 || g.tile_n % kWgmmaMinN != 0 || g.tile_n > kWgmmaMaxN)
-    throw std::invalid_argument(fmt::format("tile {}x{}: wgmma needs rows in 64s and 8-256 columns", g.tile_m, g.tile_n));
-  if (2 * q.stages > kMaxMbarriers) throw std::invalid_argument("at most 8 stages (16 mbarriers a CTA)");
-  const bool pair = g.cluster_m == 2;
-  if (g.cluster_m != 1 && !pair) throw std::invalid_argument("cluster_m is 1 or 2");
-  if (pair && (q.grid[1] % 2 != 0 || g.swizzle % 2 != 0 || q.b_rows % 2 != 0))
-    throw std::invalid_argument("a cluster of 2 along M needs an even number of tile rows, an even swizzle and B rows");
-  const int groups = g.tile_m / kWgmmaRows;
-  const int consumers = kWarpGroupWarps * groups;
-  const TileLayout layout(q.tiles_k, static_cast<std::uint64_t>(q.stages));
-  const std::uint64_t tx = q.a_rows * q.a_row + q.b_rows * q.b_row;
+// TMA and wgmma, warp-specialized (CUTLASS's Hopper pipeline): a producer warp fills the
+// stages, `consumers` warps (warp groups of kWarpGroupWarps) multiply out of them.
+class WgmmaPipeline {
+ public:
+  WgmmaPipeline(const GemmProblem& p, const GemmConfig& g, const Plan& q, const GpuKernelTarget& t)
+      : p(p), g(g), q(q), t(t), layout(q.tiles_k, static_cast<std::uint64_t>(q.stages)) {}
+  std::shared_ptr<WarpProgram> producer() const;
+  // Consumer warp c owns kConsumerRows of its warp group's kWgmmaRows rows.
+  std::shared_ptr<WarpProgram> consumer(int c, std::uint64_t iterations) const;
+
+  const GemmProblem& p;
+  const GemmConfig& g;
+  const Plan& q;
+  const GpuKernelTarget& t;
+  const TileLayout layout;
+  const bool pair = g.cluster_m == 2;  // two CTAs along M share B (multicast)
+  const int consumers = kWarpGroupWarps * (g.tile_m / kWgmmaRows);
   const int wgmmas = g.tile_k / q.k_inst;
-  const auto full = [](std::uint64_t s) { return static_cast<std::uint8_t>(s); };
-  const auto empty = [&q](std::uint64_t s) { return static_cast<std::uint8_t>(static_cast<std::uint64_t>(q.stages) + s); };
 
-  GpuKernel out;
-  KernelLaunch& k = out.launch;
-  k.name = p.name;
-  k.grid = q.grid;
-  k.block = {static_cast<std::uint32_t>(kWarpThreads * (consumers + 1)), 1, 1};
-  k.swizzle = g.swizzle;
-  k.cluster = pair ? 2 : 1;
-  // CUTLASS gives consumers 232 registers and the producer 40 (setmaxnreg); the launch asks for
-  // what fits the SM with one CTA (its warps counted in whole sub-core rounds, as the
-  // occupancy rules do): 168 for three warp groups, as CUTLASS launches them.
-  k.registers_per_thread = t.one_cta_registers(k.warps_per_cta());
-  k.shared_bytes = static_cast<std::uint64_t>(q.stages) * (static_cast<std::uint64_t>(g.tile_m) * q.a_row +
-                                                           static_cast<std::uint64_t>(g.tile_n) * q.b_row) +
-                   static_cast<std::uint64_t>(2 * q.stages) * kMbarrierBytes;
+ private:
+  static std::uint8_t full(std::uint64_t s) { return static_cast<std::uint8_t>(s); }  // stage s loaded
+  std::uint8_t empty(std::uint64_t s) const {                                         // stage s consumed
+    return static_cast<std::uint8_t>(static_cast<std::uint64_t>(q.stages) + s);
+  }
+};
 
-  // The producer.
+std::shared_ptr<WarpProgram> WgmmaPipeline::producer() const {
+  const std::uint64_t tx = q.a_rows * q.a_row + q.b_rows * q.b_row;
   auto producer = std::make_shared<WarpProgram>();
   WarpProgram& pw = *producer;
   for (int s = 0; s < q.stages; ++s) {
@@ -230,196 +224,269 @@ GpuKernel tma_wgmma(const GemmProblem& p, const GemmConfig& g, const Plan& q, co
   });
   if (layout.iterations == 0) pw.iterations = 1;  // an empty body
   assign_control_bits(pw, t.timing);
+  return producer;
+}
 
-  // The consumers: warp c of warp group c / 4 owns kConsumerRows of its kWgmmaRows rows.
-  k.cta_programs.assign(static_cast<std::size_t>(consumers + 1), nullptr);
-  k.cta_programs.back() = producer;
+std::shared_ptr<WarpProgram> WgmmaPipeline::consumer(int c, std::uint64_t iterations) const {
   const std::uint64_t rows = static_cast<std::uint64_t>(std::min<std::int64_t>(g.tile_m, p.m));
   const double convert_elements =
       q.convert_b ? static_cast<double>(g.tile_n) * g.tile_k / (consumers * static_cast<double>(kWarpThreads)) : 0;
-  for (int c = 0; c < consumers; ++c) {
-    auto consumer = std::make_shared<WarpProgram>();
-    WarpProgram& cw = *consumer;
-    cw.formats = {q.tensor};
-    cw.prologue.push_back(warp_op(WarpOp::Bar));
-    cw.iterations = pw.iterations;
-    layout.each(cw, [&](std::vector<WarpInstruction>& part, std::uint64_t tile, std::uint64_t s) {
-      WarpInstruction wait = warp_op(WarpOp::MbarWait);
-      wait.mbarrier = full(s);
-      part.push_back(wait);
-      if (q.convert_b) {  // weights from shared memory, converted, used as register operands
-        for (std::uint64_t i = 0; i < ceil_div(static_cast<std::uint64_t>(g.tile_n) * q.b_row,
-                                               static_cast<std::uint64_t>(consumers) * kWarpBytes);
-             ++i) {
-          WarpInstruction lds =
-              warp_op(WarpOp::Lds, static_cast<std::uint8_t>(kConvert + kConvertRegisters + i % kConvertRegisters));
-          lds.width = kLaneBytes;
-          lds.lane_stride = kLaneBytes;
-          lds.base = i * kWarpBytes;
-          part.push_back(lds);
-        }
-        convert(part, convert_elements, kConvert + kConvertRegisters);
+  auto consumer = std::make_shared<WarpProgram>();
+  WarpProgram& cw = *consumer;
+  cw.formats = {q.tensor};
+  cw.prologue.push_back(warp_op(WarpOp::Bar));
+  cw.iterations = iterations;
+  layout.each(cw, [&](std::vector<WarpInstruction>& part, std::uint64_t tile, std::uint64_t s) {
+    WarpInstruction wait = warp_op(WarpOp::MbarWait);
+    wait.mbarrier = full(s);
+    part.push_back(wait);
+    if (q.convert_b) {  // weights from shared memory, converted, used as register operands
+      for (std::uint64_t i = 0; i < ceil_div(static_cast<std::uint64_t>(g.tile_n) * q.b_row,
+                                             static_cast<std::uint64_t>(consumers) * kWarpBytes);
+           ++i) {
+        WarpInstruction lds =
+            warp_op(WarpOp::Lds, static_cast<std::uint8_t>(kConvert + kConvertRegisters + i % kConvertRegisters));
+        lds.width = kLaneBytes;
+        lds.lane_stride = kLaneBytes;
+        lds.base = i * kWarpBytes;
+        part.push_back(lds);
       }
-      for (int i = 0; i < wgmmas; ++i) {
-        WarpInstruction mma = warp_op(WarpOp::Wgmma);
-        if (q.convert_b && i == 0) mma.src[0] = kConvert;
-        mma.m = kWgmmaRows;
-        mma.n = static_cast<std::uint16_t>(g.tile_n);
-        mma.k = static_cast<std::uint16_t>(q.k_inst);
-        part.push_back(mma);
-      }
-      if (tile > 0) {
-        WarpInstruction done = warp_op(WarpOp::WgmmaWait);
-        done.pending = static_cast<std::uint8_t>(wgmmas);
-        part.push_back(done);
-        WarpInstruction release = warp_op(WarpOp::MbarArrive);
-        release.mbarrier = empty((s + layout.stages - 1) % layout.stages);
-        part.push_back(release);
-      }
-    });
-    WarpInstruction drain = warp_op(WarpOp::WgmmaWait);
-    drain.pending = 0;
-    cw.epilogue.push_back(drain);
-    const std::uint64_t first_row = static_cast<std::uint64_t>(c) * kConsumerRows;
-    if (first_row < rows && g.split_k <= 1)  // with split-K the reduction kernel runs the epilogue
-      gemm_epilogue(cw.epilogue, p, g, std::min<std::uint64_t>(kConsumerRows, rows - first_row), 0,
-                    static_cast<std::uint64_t>(std::min<std::int64_t>(g.tile_n, p.n)));
-    if (first_row < rows)
-      store_rows(
-          cw, q.c_base + first_row * q.pitch_c, std::min<std::uint64_t>(kConsumerRows, rows - first_row),
-          static_cast<std::uint64_t>(std::ceil(static_cast<double>(std::min<std::int64_t>(g.tile_n, p.n)) * q.c_bytes)),
-          q.pitch_c, q.c_cta);
-    assign_control_bits(cw, t.timing);
-    k.cta_programs[static_cast<std::size_t>(c)] = consumer;
-  }
-  return out;
+      convert(part, convert_elements, kConvert + kConvertRegisters);
+    }
+    for (int i = 0; i < wgmmas; ++i) {
+      WarpInstruction mma = warp_op(WarpOp::Wgmma);
+      if (q.convert_b && i == 0) mma.src[0] = kConvert;
+      mma.m = kWgmmaRows;
+      mma.n = static_cast<std::uint16_t>(g.tile_n);
+      mma.k = static_cast<std::uint16_t>(q.k_inst);
+      part.push_back(mma);
+    }
+    if (tile > 0) {
+      WarpInstruction done = warp_op(WarpOp::WgmmaWait);
+      done.pending = static_cast<std::uint8_t>(wgmmas);
+      part.push_back(done);
+      WarpInstruction release = warp_op(WarpOp::MbarArrive);
+      release.mbarrier = empty((s + layout.stages - 1) % layout.stages);
+      part.push_back(release);
+    }
+  });
+  WarpInstruction drain = warp_op(WarpOp::WgmmaWait);
+  drain.pending = 0;
+  cw.epilogue.push_back(drain);
+  const std::uint64_t first_row = static_cast<std::uint64_t>(c) * kConsumerRows;
+  if (first_row < rows && g.split_k <= 1)  // with split-K the reduction kernel runs the epilogue
+    gemm_epilogue(cw.epilogue, p, g, std::min<std::uint64_t>(kConsumerRows, rows - first_row), 0,
+                  static_cast<std::uint64_t>(std::min<std::int64_t>(g.tile_n, p.n)));
+  if (first_row < rows)
+    store_rows(
+        cw, q.c_base + first_row * q.pitch_c, std::min<std::uint64_t>(kConsumerRows, rows - first_row),
+        static_cast<std::uint64_t>(std::ceil(static_cast<double>(std::min<std::int64_t>(g.tile_n, p.n)) * q.c_bytes)),
+        q.pitch_c, q.c_cta);
+  assign_control_bits(cw, t.timing);
+  return consumer;
 }
 
-GpuKernel cp_async_mma(const GemmProblem& p, const GemmConfig& g, const Plan& q, const GpuKernelTarget& t) {
-  const int warps = g.warps_m * g.warps_n;
-  const int wm = g.tile_m / g.warps_m, wn = g.tile_n / g.warps_n;
-  if (wm % kMmaRows != 0 || wn % kMmaCols != 0 || wm > kMaxWarpTile || wn > kMaxWarpTile)
-    throw std::invalid_argument(fmt::format("warp tile {}x{}: mma.sync needs rows in 16s, columns in 8s, at most 64x64", wm, wn));
-  if (q.stages < 2) throw std::invalid_argument("cp_async_mma needs at least 2 stages");
-  const int ksteps = g.tile_k / q.k_inst;
-  const int m_frags = wm / kMmaRows, n_frags = wn / kMmaCols;
-  // ldmatrix instructions of one K step's A and B fragments (at most 32 registers a set).
-  const int a_step = static_cast<int>(ceil_div(static_cast<std::uint64_t>(wm * q.k_inst * q.tensor_bytes), kWarpBytes));
-  const int b_step = static_cast<int>(ceil_div(static_cast<std::uint64_t>(wn * q.k_inst * q.tensor_bytes), kWarpBytes));
-  const std::uint64_t a_tile = q.a_rows * q.a_row, b_tile = q.b_rows * q.b_row;
-  const auto stages = static_cast<std::uint64_t>(q.stages);
-  // Tiles [0, stages - 1) load in the prologue; the body computes tile k and loads k + stages - 1.
-  const std::uint64_t body = q.tiles_k - (stages - 1);
-
+GpuKernel tma_wgmma(const GemmProblem& p, const GemmConfig& g, const Plan& q, const GpuKernelTarget& t) {
+  if (!t.wgmma()) throw std::invalid_argument("tma_wgmma needs wgmma (tensor_core.wgmma_latency)");
+  if (!t.timing.tma) throw std::invalid_argument("tma_wgmma needs a TMA unit (sm.tma)");
+  if (g.tile_m % kWgmmaRows != 0 || g.tile_n % kWgmmaMinN != 0 || g.tile_n > kWgmmaMaxN)
+    throw std::invalid_argument(
+        fmt::format("tile {}x{}: wgmma needs rows in 64s and 8-256 columns", g.tile_m, g.tile_n));
+  if (2 * q.stages > kMaxMbarriers) throw std::invalid_argument("at most 8 stages (16 mbarriers a CTA)");
+  if (g.cluster_m != 1 && g.cluster_m != 2) throw std::invalid_argument("cluster_m is 1 or 2");
+  if (g.cluster_m == 2 && (q.grid[1] % 2 != 0 || g.swizzle % 2 != 0 || q.b_rows % 2 != 0))
+    throw std::invalid_argument("a cluster of 2 along M needs an even number of tile rows, an even swizzle and B rows");
+  const WgmmaPipeline w(p, g, q, t);
   GpuKernel out;
   KernelLaunch& k = out.launch;
   k.name = p.name;
   k.grid = q.grid;
-  k.block = {static_cast<std::uint32_t>(kWarpThreads * warps), 1, 1};
+  k.block = {static_cast<std::uint32_t>(kWarpThreads * (w.consumers + 1)), 1, 1};
+  k.swizzle = g.swizzle;
+  k.cluster = w.pair ? 2 : 1;
+  // CUTLASS gives consumers 232 registers and the producer 40 (setmaxnreg); the launch asks for
+  // what fits the SM with one CTA (its warps counted in whole sub-core rounds, as the
+  // occupancy rules do): 168 for three warp groups, as CUTLASS launches them.
+  k.registers_per_thread = t.one_cta_registers(k.warps_per_cta());
+  k.shared_bytes = static_cast<std::uint64_t>(q.stages) * (static_cast<std::uint64_t>(g.tile_m) * q.a_row +
+                                                           static_cast<std::uint64_t>(g.tile_n) * q.b_row) +
+                   static_cast<std::uint64_t>(2 * q.stages) * kMbarrierBytes;
+
+  k.cta_programs.assign(static_cast<std::size_t>(w.consumers + 1), nullptr);
+  k.cta_programs.back() = w.producer();
+  for (int c = 0; c < w.consumers; ++c)
+    k.cta_programs[static_cast<std::size_t>(c)] = w.consumer(c, k.cta_programs.back()->iterations);
+  return out;
+}
+
+// cp.async and mma.sync, multistage (CUTLASS's Ampere pipeline): every warp copies its share
+// of each stage and multiplies its warp tile out of shared memory.
+class MmaWarpWriter {
+ public:
+  MmaWarpWriter(const GemmProblem& p, const GemmConfig& g, const Plan& q)
+      : p(p),
+        g(g),
+        q(q),
+        warps(g.warps_m * g.warps_n),
+        wm(g.tile_m / g.warps_m),
+        wn(g.tile_n / g.warps_n),
+        ksteps(g.tile_k / q.k_inst),
+        m_frags(wm / kMmaRows),
+        n_frags(wn / kMmaCols),
+        a_step(static_cast<int>(ceil_div(static_cast<std::uint64_t>(wm * q.k_inst * q.tensor_bytes), kWarpBytes))),
+        b_step(static_cast<int>(ceil_div(static_cast<std::uint64_t>(wn * q.k_inst * q.tensor_bytes), kWarpBytes))),
+        stages(static_cast<std::uint64_t>(q.stages)),
+        convert_elements(q.convert_b ? static_cast<double>(wn) * g.tile_k / static_cast<double>(kWarpThreads) : 0) {}
+  // Warp w's program (its warp tile: row w / warps_n, column w % warps_n).
+  std::shared_ptr<WarpProgram> write(int w, const GpuKernelTarget& t) const;
+
+  const GemmProblem& p;
+  const GemmConfig& g;
+  const Plan& q;
+  const int warps, wm, wn;  // warps, and a warp tile's rows and columns
+  const int ksteps, m_frags, n_frags;
+  // ldmatrix instructions of one K step's A and B fragments (at most kFragmentSet registers a set).
+  const int a_step, b_step;
+  const std::uint64_t stages;
+  const double convert_elements;
+
+ private:
+  void copies(WarpProgram& pw, std::vector<WarpInstruction>& part, int w, std::uint64_t tile, bool looped) const;
+  void fragments(std::vector<WarpInstruction>& part, int ks) const;
+  void mmas(std::vector<WarpInstruction>& part, int ks) const;
+  static void wait(std::vector<WarpInstruction>& part, std::uint64_t pending);
+  void tile_steps(WarpProgram& pw, std::vector<WarpInstruction>& part, int w, bool load, bool looped, bool last) const;
+  void store(WarpProgram& pw, int w) const;  // the warp tile's epilogue and stores
+};
+
+// Warp w's share of a stage's copies: pieces w, w + warps, ... of each tile.
+void MmaWarpWriter::copies(WarpProgram& pw, std::vector<WarpInstruction>& part, int w, std::uint64_t tile,
+                           bool looped) const {
+  for (int operand = 0; operand < 2; ++operand) {
+    const bool a = operand == 0;
+    const std::uint64_t bytes = a ? q.a_rows * q.a_row : q.b_rows * q.b_row;
+    const std::uint64_t base = (a ? p.a : p.b) + k_offset(tile, g.tile_k, a ? p.a_bytes : p.b_bytes);
+    for (std::uint64_t first = static_cast<std::uint64_t>(w) * kWarpBytes; first < bytes;
+         first += static_cast<std::uint64_t>(warps) * kWarpBytes) {
+      const auto [index, mask] =
+          tile_lanes(pw.addresses, base, first, bytes, a ? q.a_row : q.b_row, a ? q.pitch_a : q.pitch_b);
+      WarpInstruction cp = warp_global(WarpOp::CpAsync, 0, kLaneBytes, kLaneBytes, kNoReg);
+      cp.lane_addresses = index;
+      cp.active_mask = mask;
+      cp.cta_stride = a ? q.a_cta : q.b_cta;
+      if (looped) cp.iteration_stride = static_cast<std::int64_t>(k_offset(1, g.tile_k, a ? p.a_bytes : p.b_bytes));
+      part.push_back(cp);
+    }
+  }
+  part.push_back(warp_op(WarpOp::CpAsyncCommit));
+}
+
+// One K step's fragments (ldmatrix: an LDS of 16 B a lane) into register set ks % 2.
+void MmaWarpWriter::fragments(std::vector<WarpInstruction>& part, int ks) const {
+  const auto set = static_cast<std::uint8_t>((ks % 2) * kFragmentSet);
+  for (int i = 0; i < a_step + b_step; ++i) {
+    const bool a = i < a_step;
+    WarpInstruction lds =
+        warp_op(WarpOp::Lds, static_cast<std::uint8_t>((a ? kAFrag + i : kBFrag + (i - a_step)) + set));
+    lds.width = kLaneBytes;
+    lds.lane_stride = kLaneBytes;
+    lds.base = static_cast<std::uint64_t>(ks * (a_step + b_step) + i) * kWarpBytes;
+    part.push_back(lds);
+  }
+  if (q.convert_b) convert(part, convert_elements / ksteps, static_cast<std::uint8_t>(kBFrag + set));
+}
+
+void MmaWarpWriter::mmas(std::vector<WarpInstruction>& part, int ks) const {
+  const auto set = static_cast<std::uint8_t>((ks % 2) * kFragmentSet);
+  for (int mi = 0; mi < m_frags; ++mi)
+    for (int ni = 0; ni < n_frags; ++ni) {
+      const auto af = static_cast<std::uint8_t>(kAFrag + set + mi % a_step);
+      const auto bf = static_cast<std::uint8_t>(q.convert_b ? kConvert + ni % kConvertRegisters
+                                                            : kBFrag + set + ni * b_step / n_frags);
+      // The accumulator stays in the tensor pipe from one K step to the next (the compiler
+      // orders independent MMAs between them), so no dependence counter ties an MMA to the
+      // one before it; only its fragments' loads do.
+      WarpInstruction mma = warp_op(WarpOp::Mma, kNoReg, {af, bf});
+      mma.m = kMmaRows;
+      mma.n = kMmaCols;
+      mma.k = static_cast<std::uint16_t>(q.k_inst);
+      part.push_back(mma);
+    }
+}
+
+void MmaWarpWriter::wait(std::vector<WarpInstruction>& part, std::uint64_t pending) {
+  WarpInstruction in = warp_op(WarpOp::CpAsyncWait);
+  in.pending = static_cast<std::uint8_t>(pending);
+  part.push_back(in);
+  part.push_back(warp_op(WarpOp::Bar));
+}
+
+// CUTLASS's software pipeline: while a K step's MMAs run, the next step's fragments load;
+// before the tile's last step the next tile's stage is waited for (bar.sync), and at its first
+// step the copies of the stage `stages - 1` ahead go out. Tiles past the last load commit empty
+// groups, so the wait counts hold.
+void MmaWarpWriter::tile_steps(WarpProgram& pw, std::vector<WarpInstruction>& part, int w, bool load, bool looped,
+                               bool last) const {
+  for (int ks = 0; ks < ksteps; ++ks) {
+    if (ks == ksteps - 1 && !last) wait(part, stages - 2);
+    if (ks + 1 < ksteps || !last) fragments(part, (ks + 1) % ksteps);
+    if (ks == 0) {
+      if (load) copies(pw, part, w, stages - 1, looped);
+      else part.push_back(warp_op(WarpOp::CpAsyncCommit));
+    }
+    mmas(part, ks);
+  }
+}
+
+void MmaWarpWriter::store(WarpProgram& pw, int w) const {
+  const std::uint64_t rows = static_cast<std::uint64_t>(std::min<std::int64_t>(g.tile_m, p.m));
+  const auto mw = static_cast<std::uint64_t>(w / g.warps_n), nw = static_cast<std::uint64_t>(w % g.warps_n);
+  const std::uint64_t first_row = mw * static_cast<std::uint64_t>(wm);
+  const std::uint64_t first_col = nw * static_cast<std::uint64_t>(wn);
+  const auto cols = static_cast<std::uint64_t>(std::min<std::int64_t>(g.tile_n, p.n));
+  if (first_row >= rows || first_col >= cols) return;
+  const std::uint64_t tile_rows = std::min<std::uint64_t>(static_cast<std::uint64_t>(wm), rows - first_row);
+  const std::uint64_t tile_cols = std::min<std::uint64_t>(static_cast<std::uint64_t>(wn), cols - first_col);
+  if (g.split_k <= 1) gemm_epilogue(pw.epilogue, p, g, tile_rows, first_col, tile_cols);
+  store_rows(pw, q.c_base + first_row * q.pitch_c + static_cast<std::uint64_t>(std::ceil(first_col * q.c_bytes)),
+             tile_rows, static_cast<std::uint64_t>(std::ceil(tile_cols * q.c_bytes)), q.pitch_c, q.c_cta);
+}
+
+std::shared_ptr<WarpProgram> MmaWarpWriter::write(int w, const GpuKernelTarget& t) const {
+  auto program = std::make_shared<WarpProgram>();
+  WarpProgram& pw = *program;
+  pw.formats = {q.tensor};
+  // Tiles [0, stages - 1) load in the prologue; the body computes tile k and loads k + stages - 1.
+  pw.iterations = q.tiles_k - (stages - 1);
+  for (std::uint64_t s = 0; s + 1 < stages; ++s) copies(pw, pw.prologue, w, s, false);
+  wait(pw.prologue, stages - 2);
+  fragments(pw.prologue, 0);
+  tile_steps(pw, pw.body, w, true, true, false);
+  for (std::uint64_t r = 0; r + 1 < stages; ++r) tile_steps(pw, pw.epilogue, w, false, false, r + 2 == stages);
+  store(pw, w);
+  assign_control_bits(pw, t.timing);
+  return program;
+}
+
+GpuKernel cp_async_mma(const GemmProblem& p, const GemmConfig& g, const Plan& q, const GpuKernelTarget& t) {
+  const int wm = g.tile_m / g.warps_m, wn = g.tile_n / g.warps_n;
+  if (wm % kMmaRows != 0 || wn % kMmaCols != 0 || wm > kMaxWarpTile || wn > kMaxWarpTile)
+    throw std::invalid_argument(
+        fmt::format("warp tile {}x{}: mma.sync needs rows in 16s, columns in 8s, at most 64x64", wm, wn));
+  if (q.stages < 2) throw std::invalid_argument("cp_async_mma needs at least 2 stages");
+  const MmaWarpWriter writer(p, g, q);
+  GpuKernel out;
+  KernelLaunch& k = out.launch;
+  k.name = p.name;
+  k.grid = q.grid;
+  k.block = {static_cast<std::uint32_t>(kWarpThreads * writer.warps), 1, 1};
   k.swizzle = g.swizzle;
   k.registers_per_thread = std::min<std::uint32_t>(
       kMaxRegistersPerThread,
       static_cast<std::uint32_t>(wm * wn / kWarpThreads + kMmaOtherRegisters) / kRegisterStep * kRegisterStep);
-  k.shared_bytes = stages * (static_cast<std::uint64_t>(g.tile_m) * q.a_row + static_cast<std::uint64_t>(g.tile_n) * q.b_row);
-  const std::uint64_t rows = static_cast<std::uint64_t>(std::min<std::int64_t>(g.tile_m, p.m));
-  const double convert_elements =
-      q.convert_b ? static_cast<double>(wn) * g.tile_k / static_cast<double>(kWarpThreads) : 0;
-  for (int w = 0; w < warps; ++w) {
-    auto program = std::make_shared<WarpProgram>();
-    WarpProgram& pw = *program;
-    pw.formats = {q.tensor};
-    pw.iterations = body;
-    // This warp's share of a stage's copies: 512-byte pieces w, w + warps, ... of each tile.
-    const auto copies = [&](std::vector<WarpInstruction>& part, std::uint64_t tile, bool looped) {
-      for (int operand = 0; operand < 2; ++operand) {
-        const bool a = operand == 0;
-        const std::uint64_t bytes = a ? a_tile : b_tile;
-        const std::uint64_t base = (a ? p.a : p.b) + k_offset(tile, g.tile_k, a ? p.a_bytes : p.b_bytes);
-        for (std::uint64_t first = static_cast<std::uint64_t>(w) * kWarpBytes; first < bytes;
-             first += static_cast<std::uint64_t>(warps) * kWarpBytes) {
-          const auto [index, mask] = tile_lanes(pw.addresses, base, first, bytes, a ? q.a_row : q.b_row, a ? q.pitch_a : q.pitch_b);
-          WarpInstruction cp = warp_global(WarpOp::CpAsync, 0, kLaneBytes, kLaneBytes, kNoReg);
-          cp.lane_addresses = index;
-          cp.active_mask = mask;
-          cp.cta_stride = a ? q.a_cta : q.b_cta;
-          if (looped) cp.iteration_stride = static_cast<std::int64_t>(k_offset(1, g.tile_k, a ? p.a_bytes : p.b_bytes));
-          part.push_back(cp);
-        }
-      }
-      part.push_back(warp_op(WarpOp::CpAsyncCommit));
-    };
-    // One K step's fragments (ldmatrix: an LDS of 16 B a lane) into register set ks % 2.
-    const auto fragments = [&](std::vector<WarpInstruction>& part, int ks) {
-      const auto set = static_cast<std::uint8_t>((ks % 2) * kFragmentSet);
-      for (int i = 0; i < a_step + b_step; ++i) {
-        const bool a = i < a_step;
-        WarpInstruction lds =
-            warp_op(WarpOp::Lds, static_cast<std::uint8_t>((a ? kAFrag + i : kBFrag + (i - a_step)) + set));
-        lds.width = kLaneBytes;
-        lds.lane_stride = kLaneBytes;
-        lds.base = static_cast<std::uint64_t>(ks * (a_step + b_step) + i) * kWarpBytes;
-        part.push_back(lds);
-      }
-      if (q.convert_b) convert(part, convert_elements / ksteps, static_cast<std::uint8_t>(kBFrag + set));
-    };
-    const auto mmas = [&](std::vector<WarpInstruction>& part, int ks) {
-      const auto set = static_cast<std::uint8_t>((ks % 2) * kFragmentSet);
-      for (int mi = 0; mi < m_frags; ++mi)
-        for (int ni = 0; ni < n_frags; ++ni) {
-          const auto af = static_cast<std::uint8_t>(kAFrag + set + mi % a_step);
-          const auto bf = static_cast<std::uint8_t>(q.convert_b ? kConvert + ni % kConvertRegisters
-                                                                : kBFrag + set + ni * b_step / n_frags);
-          // The accumulator stays in the tensor pipe from one K step to the next (the
-          // compiler orders independent MMAs between them), so no dependence counter ties an
-          // MMA to the one before it; only its fragments' loads do.
-          WarpInstruction mma = warp_op(WarpOp::Mma, kNoReg, {af, bf});
-          mma.m = kMmaRows;
-          mma.n = kMmaCols;
-          mma.k = static_cast<std::uint16_t>(q.k_inst);
-          part.push_back(mma);
-        }
-    };
-    const auto wait = [](std::vector<WarpInstruction>& part, std::uint64_t pending) {
-      WarpInstruction in = warp_op(WarpOp::CpAsyncWait);
-      in.pending = static_cast<std::uint8_t>(pending);
-      part.push_back(in);
-      part.push_back(warp_op(WarpOp::Bar));
-    };
-    // CUTLASS's software pipeline: while a K step's MMAs run, the next step's fragments load;
-    // before the tile's last step the next tile's stage is waited for (bar.sync), and at its
-    // first step the copies of the stage `stages - 1` ahead go out. Tiles past the last load
-    // commit empty groups, so the wait counts hold.
-    const auto tile_steps = [&](std::vector<WarpInstruction>& part, bool load, bool looped, bool last) {
-      for (int ks = 0; ks < ksteps; ++ks) {
-        if (ks == ksteps - 1 && !last) wait(part, stages - 2);
-        if (ks + 1 < ksteps || !last) fragments(part, (ks + 1) % ksteps);
-        if (ks == 0) {
-          if (load) copies(part, stages - 1, looped);
-          else part.push_back(warp_op(WarpOp::CpAsyncCommit));
-        }
-        mmas(part, ks);
-      }
-    };
-    for (std::uint64_t s = 0; s + 1 < stages; ++s) copies(pw.prologue, s, false);
-    wait(pw.prologue, stages - 2);
-    fragments(pw.prologue, 0);
-    tile_steps(pw.body, true, true, false);
-    for (std::uint64_t r = 0; r + 1 < stages; ++r) tile_steps(pw.epilogue, false, false, r + 2 == stages);
-    const auto mw = static_cast<std::uint64_t>(w / g.warps_n), nw = static_cast<std::uint64_t>(w % g.warps_n);
-    const std::uint64_t first_row = mw * static_cast<std::uint64_t>(wm);
-    const std::uint64_t first_col = nw * static_cast<std::uint64_t>(wn);
-    const auto cols = static_cast<std::uint64_t>(std::min<std::int64_t>(g.tile_n, p.n));
-    if (first_row < rows && first_col < cols && g.split_k <= 1)
-      gemm_epilogue(pw.epilogue, p, g, std::min<std::uint64_t>(static_cast<std::uint64_t>(wm), rows - first_row),
-                    first_col, std::min<std::uint64_t>(static_cast<std::uint64_t>(wn), cols - first_col));
-    if (first_row < rows && first_col < cols)
-      store_rows(pw, q.c_base + first_row * q.pitch_c + static_cast<std::uint64_t>(std::ceil(first_col * q.c_bytes)),
-                 std::min<std::uint64_t>(static_cast<std::uint64_t>(wm), rows - first_row),
-                 static_cast<std::uint64_t>(std::ceil(std::min<std::uint64_t>(static_cast<std::uint64_t>(wn), cols - first_col) * q.c_bytes)),
-                 q.pitch_c, q.c_cta);
-    assign_control_bits(pw, t.timing);
-    k.cta_programs.push_back(program);
-  }
+  k.shared_bytes =
+      writer.stages * (static_cast<std::uint64_t>(g.tile_m) * q.a_row + static_cast<std::uint64_t>(g.tile_n) * q.b_row);
+  for (int w = 0; w < writer.warps; ++w) k.cta_programs.push_back(writer.write(w, t));
   return out;
 }
 
