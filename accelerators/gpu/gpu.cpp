@@ -284,8 +284,7 @@ void Gpu::issue_dram(int port) {
   }
 }
 
-// The CTAs of a kernel not yet placed, handed to SMs in grid order.
-
+// SchedulerHost: sim.sample: waves' spans, marked and counted again by the SpanRepeater.
 bool Gpu::sample_waves() const { return context().sample_waves(); }
 
 namespace {
