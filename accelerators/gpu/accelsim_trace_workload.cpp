@@ -4,7 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "accelerators/gpu/gpu.h"
+#include "accelerators/gpu/warp_program_target.h"
+#include "sim/component.h"
 #include "sim/input_error.h"
 #include "sim/kernel.h"
 
@@ -27,7 +28,7 @@ std::string kernel_message(const AccelSimCommand& c, const std::string& why) {
 // completes.
 class AccelSimTraceDriver : public Component {
  public:
-  AccelSimTraceDriver(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, Gpu& gpu,
+  AccelSimTraceDriver(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, WarpProgramTarget& gpu,
                       const AccelSimTrace& trace)
       : Component(name, cfg, ctx),
         gpu_(gpu),
@@ -67,7 +68,7 @@ class AccelSimTraceDriver : public Component {
     if (total_ == 0) finished_ = true;
   }
 
-  Gpu& gpu_;
+  WarpProgramTarget& gpu_;
   const AccelSimTrace& trace_;
   std::size_t total_;
   Counter& kernels_;
@@ -96,12 +97,8 @@ AccelSimTraceWorkload::AccelSimTraceWorkload(const ValidatedNode& cfg, SimContex
 AccelSimTraceWorkload::~AccelSimTraceWorkload() = default;
 
 void AccelSimTraceWorkload::bind(Component& hardware) {
-  Gpu* gpu = dynamic_cast<Gpu*>(&hardware);
-  if (!gpu)
-    throw InputError(
-        cfg_.loc, "workload.kind",
-        fmt::format("accelsim_trace needs a gpu; hardware kind '{}' is not one", hardware.config().spec->name));
-  const SmTiming& t = gpu->timing();
+  WarpProgramTarget& gpu = warp_program_target(hardware, cfg_, "accelsim_trace");
+  const SmTiming& t = gpu.timing();
   if (t.dependences == SmTiming::Dependences::ControlBits) {
     const ValidatedNode& sm = hardware.config().child("sm");
     throw InputError(sm.params.where("dependences"), hardware.config().path + ".sm.dependences",
@@ -112,7 +109,7 @@ void AccelSimTraceWorkload::bind(Component& hardware) {
     if (c.type != AccelSimCommand::Type::Kernel) continue;
     const auto fail = [&](const std::string& why) { throw InputError(c.where, kPathKey, kernel_message(c, why)); };
     try {
-      occupancy(gpu->limits(), c.launch.threads_per_cta(), c.launch.registers_per_thread, c.launch.shared_bytes);
+      occupancy(gpu.limits(), c.launch.threads_per_cta(), c.launch.registers_per_thread, c.launch.shared_bytes);
     } catch (const OccupancyError& e) {
       fail(e.what());
     }
@@ -123,7 +120,7 @@ void AccelSimTraceWorkload::bind(Component& hardware) {
     if (c.wgmma && t.wgmma_latency == 0)
       fail("it uses wgmma (HGMMA), which this GPU has not (tensor_core.wgmma_latency is 0)");
   }
-  driver_ = std::make_unique<AccelSimTraceDriver>("workload", cfg_, ctx_, *gpu, trace_);
+  driver_ = std::make_unique<AccelSimTraceDriver>("workload", cfg_, ctx_, gpu, trace_);
 }
 
 bool AccelSimTraceWorkload::finished() const { return driver_ && driver_->finished(); }

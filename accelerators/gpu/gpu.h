@@ -1,18 +1,16 @@
 // Component kind `gpu`: an NVIDIA-class GPU of `sms` streaming multiprocessors (sm_core.h), each
-// with four sub-cores, their pipes and tensor cores, and shared memory. Kernels of one stream
-// run in launch order; each kernel's CTAs are placed on SMs under the CUDA occupancy rules
-// (occupancy.h), breadth-first over the SMs, and a CTA that completes gives its SM the next
-// waiting CTA at that cycle (ties in SM order, so runs are deterministic). Compute-only kernels
-// without clusters of different streams run concurrently, sharing the SMs' resources
-// (run_concurrent; docs/gpu.md, Streams); the others run alone.
+// with four sub-cores, their pipes and tensor cores, and shared memory. The component holds
+// what needs SystemC: the kernel queue and its thread, the L2's ports to the DRAM, energy and
+// statistics. Where each kernel's CTAs go, cycle by cycle, is the scheduler's (gpu_scheduler.h):
+// kernels of one stream run in launch order; compute-only kernels without clusters of
+// different streams run concurrently, sharing the SMs' resources (docs/gpu.md, Streams); the
+// others run alone.
 //
 // Energy is counted per event (register-file accesses, lane operations by pipe, tensor MACs by
 // format, shared-memory wavefronts) and area per SM, from the technology table.
-// Thread-block clusters (Hopper) are placed whole on SMs of one GPC (ClusterPlacer), and their
-// CTAs reach each other's shared memory over the SM-to-SM network (SmTiming::dsm_latency).
 // Operator graphs run as the kernels of gpu_mapper.h (gpu_graph.cpp). Not modelled yet: a
 // crossbar with its own bandwidth; docs/gpu.md lists the rest.
-// Keys are documented in spec() and its sections.
+// Keys are documented in gpu_spec.cpp.
 #pragma once
 
 #include <deque>
@@ -24,9 +22,12 @@
 
 #include "accelerators/gpu/gpu_l2.h"
 #include "accelerators/gpu/gpu_mapper.h"
+#include "accelerators/gpu/gpu_scheduler.h"
+#include "accelerators/gpu/gpu_spec.h"
 #include "accelerators/gpu/kernels/kernel_target.h"
 #include "accelerators/gpu/occupancy.h"
 #include "accelerators/gpu/sm_core.h"
+#include "accelerators/gpu/warp_program_target.h"
 #include "accelerators/package/package_device.h"
 #include "sim/analytic.h"
 #include "sim/component.h"
@@ -40,42 +41,27 @@
 
 namespace strata {
 
-inline constexpr const char* kGpuRole = "gpu";
-
-// What one kernel did.
-struct KernelRun {
-  std::uint64_t launch_cycle = 0;                // its turn to run; its first CTA `kernel_launch` later
-  std::uint64_t start_cycle = 0, end_cycle = 0;  // first CTA to last completion
-  Occupancy occupancy;
-  std::uint64_t waves = 0;     // rounds of CTAs, or of clusters when the kernel has them
-  std::uint64_t clusters = 0;  // clusters that co-reside at most (0: no clusters)
-  std::uint64_t warp_instructions = 0;
-  std::uint64_t dram_bytes = 0;  // analytic fidelity: the DRAM traffic estimated for it
-  std::uint64_t cycles() const { return end_cycle - start_cycle; }
-};
-
-class Gpu : public Component, public tlm::tlm_mm_interface, public PackageDevice, public AnalyticModel {
+class Gpu : public Component,
+            public tlm::tlm_mm_interface,
+            public PackageDevice,
+            public AnalyticModel,
+            public WarpProgramTarget,
+            private SchedulerHost {
  public:
   static KindSpec spec();
   Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
   ~Gpu() override;
 
-  // Queues a kernel; `done` runs inside the simulation when its last CTA completes. Throws
-  // std::invalid_argument when the kernel cannot launch (its CTA does not fit an SM). With
-  // `may_sample` and sim.sample: waves, whole waves of its CTAs may be counted instead of
-  // simulated (sample_waves); its run then ends later in reported time than in simulated time.
-  void launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done, bool may_sample = false);
-  // Analytic fidelity (gpu_analytic.h): the kernel's run in closed form, after the kernels
-  // evaluated before it; its counts join the GPU's statistics.
-  KernelRun evaluate(const KernelLaunch& kernel);
-  int sms() const { return sms_; }
-  const SmLimits& limits() const { return limits_; }
-  const SmTiming& timing() const { return timing_; }
-  const std::vector<int>& gpcs() const { return gpc_sizes_; }  // SMs per GPC, numbered GPC by GPC
-  // The clusters of `k` that co-reside under occupancy `o` (0: a kernel without clusters).
-  // Throws std::invalid_argument when the GPU has no clusters, the cluster is too large or
-  // fits no GPC, or the grid is not a whole number of clusters.
-  std::uint64_t active_clusters(const KernelLaunch& k, const Occupancy& o) const;
+  // WarpProgramTarget
+  void launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done, bool may_sample = false) override;
+  // Its counts join the GPU's statistics (gpu_analytic.h).
+  KernelRun evaluate(const KernelLaunch& kernel) override;
+  int sms() const override { return sms_; }
+  const SmLimits& limits() const override { return limits_; }
+  const SmTiming& timing() const override { return timing_; }
+  const Clock& sm_clock() const override { return clock(); }
+  std::uint64_t active_clusters(const KernelLaunch& k, const Occupancy& o) const override;
+  const std::vector<int>& gpcs() const { return scheduler_->gpcs(); }  // SMs per GPC, numbered GPC by GPC
   void finalize(const sc_core::sc_time& end) override;
   double dynamic_energy_j() const override;
   // sim.reuse and sim.sample: the L2's counters are the GPU's own totals.
@@ -112,69 +98,39 @@ class Gpu : public Component, public tlm::tlm_mm_interface, public PackageDevice
 
  private:
   struct Pending {
-    KernelLaunch kernel;
-    Occupancy occupancy;
+    ScheduledKernel k;
     std::function<void(const KernelRun&)> done;
-    bool global = false;  // reaches global memory: runs window by window (run_kernel_windowed)
-    std::uint64_t clusters = 0;     // co-resident clusters (0: none)
-    bool cluster_barriers = false;  // has barrier.cluster: the SMs stay in step to its end
-    bool may_sample = false;
   };
   void run();  // SC_THREAD: runs the queued kernels (concurrently where their streams differ)
-  // A kernel's run stops short, between CTA completions or spans of kHaltSpan cycles, on
-  // SIGINT or SIGTERM (sim/interrupt.h), at sim.max_time, or past the last cycle SystemC time
-  // represents: a compute-only kernel runs ahead of SystemC time in one step, so the runner's
-  // own checks between chunks would come only after the whole kernel.
+  void run_batch(std::vector<Pending> batch, std::uint64_t launched);  // kernels of several streams
+  void run_alone(Pending p, std::uint64_t launched);
+  template <typename F>
+  auto guarded(F&& f);  // f(), a cycle overflow in it halting the run
+  // A kernel's run stops short (GpuScheduler::kHaltSpan) on SIGINT or SIGTERM
+  // (sim/interrupt.h), at sim.max_time, or past the last cycle SystemC time represents.
   enum class Halt { None, Interrupt, TimeLimit, Unrepresentable };
-  static constexpr std::uint64_t kHaltSpan = 8192;
   Halt halt_ = Halt::None;
   std::uint64_t limit_cycle_ = 0, last_cycle_ = 0;  // sim.max_time's cycle (or last_cycle_); the last representable
-  bool halted(std::uint64_t cycle);  // sets halt_ when the run must stop at `cycle`
   // After a halted kernel: the run waits out sim.max_time, or records the failure; the thread
   // never goes on.
   [[noreturn]] void stop_halted();
   // A run that ends past the last representable cycle (`at_least`: by a lower bound).
   InputError unrepresentable(double cycles, bool at_least = false) const;
   sc_core::sc_event never_;
-  // Compute-only kernels without clusters of two or more streams, all queued at `now`: each
-  // stream's kernels in order, a stream's kernel `kernel_launch` after its turn, their CTAs
-  // sharing the SMs by the per-SM resources (older kernels' CTAs placed first). The SMs go in
-  // step. Returns each kernel's run, in the batch's order.
-  std::vector<KernelRun> run_concurrent(const std::vector<Pending>& batch, std::uint64_t now);
-  KernelRun run_kernel(const Pending& p, std::uint64_t start);
-  class CtaQueue;
-  // sim.sample: waves (docs/performance.md). A kernel whose grid holds four or more waves of
-  // identical CTAs is simulated wave by wave (a wave: as many CTA completions as CTAs run at
-  // once, from one window boundary to the first after it) until two consecutive waves after the
-  // first complete at rates within kWaveSampleTolerance of each other; then the whole waves not
-  // yet placed are skipped and those two waves are counted again for them (SpanRepeater,
-  // `skipped / measured` times: time, energy and statistics). The wave in flight and the last
-  // partial wave are simulated, so the kernel's tail and its wave quantization are simulated.
-  static constexpr double kWaveSampleTolerance = 0.03;
-  struct WaveSample {
-    std::uint64_t resident = 0;                        // CTAs that run at once; 0: the kernel is not sampled
-    std::unique_ptr<SpanRepeater::Mark> before, span;  // the previous wave's start, this one's
-    SmCounts at_before, at_span;
-    std::uint64_t completed_at_before = 0, completed_at_span = 0;
-    double rate_before = 0;  // the previous wave's CTAs a second
-    bool decided = false;
-  };
-  WaveSample wave_sample(const Pending& p) const;
-  // At a window boundary, the whole GPU at one cycle (SystemC time), with `completed` CTAs done.
-  void sample_waves(WaveSample& s, std::uint64_t completed, CtaQueue& queue);
-  // The run's fixed figures and its first CTAs placed; end_kernel counts it.
-  KernelRun begin_kernel(const Pending& p, std::uint64_t start, CtaQueue& ctas);
-  void end_kernel(const Pending& p, KernelRun& r);
-  // A kernel that reaches global memory: every SM runs one lookahead window (GpuL2::lookahead
-  // cycles, less than any latency from an access leaving an SM to its effect) ahead of
-  // SystemC time, then the window's accesses go to the L2 in time order, and the thread waits
-  // out the window while the DRAM answers.
-  KernelRun run_kernel_windowed(const Pending& p, std::uint64_t start);
-  void flush_window();  // the window's accesses to the L2, in time order
+  void count_kernel(const KernelLaunch& k, const KernelRun& r);  // a kernel that ran to its end
+
+  // SchedulerHost
+  bool halted(std::uint64_t cycle) override;  // sets halt_ when the run must stop at `cycle`
+  bool stopped() const override { return halt_ != Halt::None; }
+  void flush_window() override;
+  void wait_until(std::uint64_t cycle) override;
+  std::uint64_t warp_instructions() const override { return totals().warp_instructions; }
+  bool sample_waves() const override;
+  std::unique_ptr<SpanMark> mark_span() override;
+  double seconds_since(const SpanMark& since) const override;
+  bool repeat_waves(const SpanMark& since, double times, std::uint64_t skipped) override;
+
   void wait_in_windows(const sc_core::sc_time& end);  // SystemC time to `end`, a statistics window a step
-  // A kernel of thread-block clusters: each cluster placed whole on SMs of one GPC
-  // (ClusterPlacer), the SMs in step while clusters wait for room.
-  KernelRun run_kernel_clustered(const Pending& p, std::uint64_t start);
   void issue_dram(int port);  // an SC_THREAD per DRAM port: sends its requests at their cycles
   struct DramPayload : tlm::tlm_generic_payload {
     explicit DramPayload(tlm::tlm_mm_interface* mm) : tlm::tlm_generic_payload(mm) {}
@@ -187,20 +143,12 @@ class Gpu : public Component, public tlm::tlm_mm_interface, public PackageDevice
     bool operator>(const DramRequest& o) const { return cycle != o.cycle ? cycle > o.cycle : seq > o.seq; }
   };
 
-  // The barrier of each resident cluster of a kernel with cluster barriers, and its SMs.
-  struct ClusterState {
-    ClusterBarrier barrier;
-    std::vector<int> sms;
-  };
-  std::map<std::uint64_t, ClusterState> clusters_;
-  void cluster_barrier(std::uint64_t cluster, std::uint64_t cycle, bool exit, std::uint32_t count);
   int sms_;
   int max_cluster_;
   std::uint64_t kernel_launch_;
-  std::vector<int> gpc_sizes_;
   SmLimits limits_;
   SmTiming timing_;
-  std::vector<std::unique_ptr<SmCore>> cores_;
+  std::unique_ptr<GpuScheduler> scheduler_;
   std::unique_ptr<Component> memory_component_;  // the DRAM behind the L2 (optional)
   MemoryTarget* dram_ = nullptr;
   std::unique_ptr<GpuL2> l2_;

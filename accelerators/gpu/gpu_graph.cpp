@@ -20,7 +20,7 @@ GpuKernelTarget Gpu::kernel_target() const {
   t.timing = timing_;
   t.clock_hz = static_cast<double>(clock().frequency_hz());
   t.launch_cycles = kernel_launch_;
-  t.gpcs = gpc_sizes_;
+  t.gpcs = scheduler_->gpcs();
   t.max_cluster = max_cluster_;
   if (l2_) {
     const Params& l2 = config().child("l2").params;

@@ -50,7 +50,7 @@ class GpuL2 {
   void dram_done(std::uint64_t tag, std::uint64_t cycle);
   // The smallest latency between an access leaving an SM and anything coming back to it or
   // reaching the DRAM: how far SMs may run between exchanges (the GPU's lookahead).
-  int lookahead() const { return c_.latency / 2; }
+  static int lookahead(const L2Config& c) { return c.latency / 2; }
 
   std::uint64_t hit_sectors() const { return hit_sectors_; }
   std::uint64_t miss_sectors() const { return miss_sectors_; }

@@ -32,8 +32,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "accelerators/gpu/gpu.h"
+#include "accelerators/gpu/warp_program_target.h"
 #include "sim/analytic.h"
+#include "sim/schema.h"
+#include "sim/sim_context.h"
 #include "sim/workload.h"
 
 namespace strata {
@@ -83,6 +85,8 @@ class MicrobenchmarkError : public std::invalid_argument {
 // Throws MicrobenchmarkError for a shape, format or warp count the benchmark cannot have on an
 // SM of timing `t`.
 Microbenchmark make_microbenchmark(const MicrobenchmarkConfig& c, const SmTiming& t, int sms = 1);
+// The benchmarks make_microbenchmark knows, in the order docs/gpu.md lists them.
+std::vector<std::string> microbenchmark_names();
 
 class MicrobenchmarkDriver;
 

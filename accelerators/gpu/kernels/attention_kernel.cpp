@@ -18,7 +18,24 @@ constexpr int kFaWarps = 4;
 constexpr int kFaRows = 128;                    // Br: queries a CTA
 constexpr int kFaWarpRows = kFaRows / kFaWarps;  // 32: two m16 fragments a warp
 constexpr int kFa3Consumers = 8;                 // FlashAttention-3: two warp groups of 64 rows
-constexpr std::uint64_t kFaPiece = 512;         // bytes one 16-byte-a-lane warp instruction moves
+constexpr std::uint64_t kFaPiece = kWarpBytes;   // bytes one 16-byte-a-lane warp instruction moves
+// Bc, keys a tile: FlashAttention-2's 128 for heads up to 64 (FlashAttention-3's up to 128),
+// else 64, as their kernels choose.
+constexpr int kFaKeyTile = 128, kFaNarrowKeyTile = 64;
+constexpr int kFa2WideHead = 64, kFa3WideHead = 128;
+constexpr int kFa2SmallHeadRegisters = 192;  // FlashAttention-2's threads with heads up to 64; wider ones take 255
+constexpr int kFa3MaxHead = 256;             // FlashAttention-3's widest heads
+constexpr std::uint64_t kFa3Stages = 2;      // its K and V stages in shared memory
+constexpr std::uint64_t kFa3Mbarriers = 2 * kFa3Stages + 1;  // full and empty a stage, and Q's
+constexpr int kTmaBoxElements = 256;  // a TMA box's widest row, in elements (the hardware's limit)
+constexpr int kFaConsumerRows = kWgmmaRows / kWarpGroupWarps;  // a FlashAttention-3 warp's query rows
+// An m16n8 accumulator gives each lane one row in 8, and a row's four lanes (a quad) reduce it
+// in two shuffle steps.
+constexpr int kFragmentRowsPerLane = 8, kQuadSteps = 2;
+constexpr int kFaVPieces = 64;  // V's fragments sit this many pieces on in shared memory, past K's
+// Registers each role rotates through, so consecutive instructions do not depend on each other
+// by accident: row statistics, P and its conversions, K and V fragments, Q fragments.
+constexpr int kFaRowRegs = 4, kFaPRegs = 8, kFaFragRegs = 16, kFaQRegs = 32;
 constexpr std::uint8_t kFaS = 10, kFaMax = 20, kFaSum = 30, kFaExp = 40, kFaP = 50, kFaO = 60, kFaShuffle = 70,
                        kFaConv = 80, kFaQ = 100, kFaK = 140, kFaV = 160;
 
@@ -31,19 +48,18 @@ class FlashAttentionWriter {
       : p_(p), t_(t), hopper_(hopper) {
     tensor_ = t.tensor_format(p.compute);
     tensor_bytes_ = tensor_format_bytes(tensor_);
-    k_inst_ = static_cast<int>(32 / tensor_bytes_);
-    if (p.head_dim % k_inst_ != 0 || p.v_dim % 8 != 0)
+    k_inst_ = static_cast<int>(kInstructionKBytes / tensor_bytes_);
+    if (p.head_dim % k_inst_ != 0 || p.v_dim % kMmaCols != 0)
       throw std::invalid_argument(
           fmt::format("{}: head sizes {} and {} must be multiples of {} and 8", p.name, p.head_dim, p.v_dim, k_inst_));
-    convert_ = std::abs(p.kv_bytes - tensor_bytes_) > 0.01;
+    convert_ = std::abs(p.kv_bytes - tensor_bytes_) > kFormatTolerance;
     const auto d = static_cast<std::uint64_t>(p.head_dim), v = static_cast<std::uint64_t>(p.v_dim);
     q_row_ = static_cast<std::uint64_t>(std::ceil(static_cast<double>(d) * p.q_bytes));
     k_row_ = static_cast<std::uint64_t>(std::ceil(static_cast<double>(d) * p.kv_bytes));
     v_row_ = static_cast<std::uint64_t>(std::ceil(static_cast<double>(v) * p.kv_bytes));
     o_row_ = static_cast<std::uint64_t>(std::ceil(static_cast<double>(v) * p.o_bytes));
-    // Key tiles of 128 (head_dim <= 64) or 64 keys, fewer where shared memory does not hold
-    // them (MLA's 576-wide heads).
-    bc_ = p.head_dim <= (hopper ? 128 : 64) ? 128 : 64;
+    // Fewer keys a tile where shared memory does not hold them (MLA's 576-wide heads).
+    bc_ = p.head_dim <= (hopper ? kFa3WideHead : kFa2WideHead) ? kFaKeyTile : kFaNarrowKeyTile;
     while (bc_ > k_inst_ && shared_bytes() > t.limits.max_shared_per_cta) bc_ /= 2;
     if (shared_bytes() > t.limits.max_shared_per_cta)
       throw std::invalid_argument(
@@ -60,7 +76,8 @@ class FlashAttentionWriter {
   }
   int bc() const { return bc_; }
   std::uint64_t shared_bytes() const {  // Q, two K and V buffers (and FlashAttention-3's five mbarriers)
-    return kFaRows * q_row_ + 2 * static_cast<std::uint64_t>(bc_) * (k_row_ + v_row_) + (hopper_ ? 5 * 8 : 0);
+    return kFaRows * q_row_ + 2 * static_cast<std::uint64_t>(bc_) * (k_row_ + v_row_) +
+           (hopper_ ? kFa3Mbarriers * kMbarrierBytes : 0);
   }
   int warps() const { return hopper_ ? kFa3Consumers + 1 : kFaWarps; }
 
@@ -73,13 +90,13 @@ class FlashAttentionWriter {
   }
 
  private:
-  // This warp's share (512-byte pieces w, w + 4, ...) of a contiguous block, as cp.asyncs.
+  // This warp's share (pieces w, w + 4, ...) of a contiguous block, as cp.asyncs.
   void copy_block(std::vector<WarpInstruction>& part, int w, std::uint64_t base, std::uint64_t bytes,
                   const std::array<std::int64_t, 4>& cta, std::int64_t stride) {
     for (std::uint64_t first = static_cast<std::uint64_t>(w) * kFaPiece; first < bytes; first += kFaWarps * kFaPiece) {
-      WarpInstruction cp = warp_global(WarpOp::CpAsync, base + first, 16, 16, kNoReg);
+      WarpInstruction cp = warp_global(WarpOp::CpAsync, base + first, kLaneBytes, kLaneBytes, kNoReg);
       const std::uint64_t left = std::min<std::uint64_t>(kFaPiece, bytes - first);
-      cp.active_mask = left >= kFaPiece ? 0xffffffffu : (1u << ceil_div(left, std::uint64_t{16})) - 1;
+      cp.active_mask = left >= kFaPiece ? 0xffffffffu : (1u << ceil_div(left, std::uint64_t{kLaneBytes})) - 1;
       cp.cta_stride = cta;
       cp.iteration_stride = stride;
       part.push_back(cp);
@@ -99,63 +116,68 @@ class FlashAttentionWriter {
   }
   void lds(std::vector<WarpInstruction>& part, std::uint8_t dst, int i) {
     WarpInstruction in = warp_op(WarpOp::Lds, dst);
-    in.width = 16;
-    in.lane_stride = 16;
+    in.width = kLaneBytes;
+    in.lane_stride = kLaneBytes;
     in.base = static_cast<std::uint64_t>(i) * kFaPiece;
     part.push_back(in);
     if (convert_)
-      for (int c = 0; c < static_cast<int>(std::ceil(16 / p_.kv_bytes / 2)); ++c) {
-        part.push_back(warp_op(WarpOp::Int, fa_reg(kFaConv, c, 8), {dst}));
-        part.push_back(warp_op(WarpOp::Fp32, dst, {fa_reg(kFaConv, c, 8)}));
+      for (int c = 0; c < static_cast<int>(std::ceil(kLaneBytes / p_.kv_bytes / 2)); ++c) {
+        part.push_back(warp_op(WarpOp::Int, fa_reg(kFaConv, c, kFaPRegs), {dst}));
+        part.push_back(warp_op(WarpOp::Fp32, dst, {fa_reg(kFaConv, c, kFaPRegs)}));
       }
   }
   WarpInstruction mma(std::uint8_t dst, std::initializer_list<std::uint8_t> src) const {
     WarpInstruction in = warp_op(WarpOp::Mma, dst, src);
-    in.m = 16;
-    in.n = 8;
+    in.m = kMmaRows;
+    in.n = kMmaCols;
     in.k = static_cast<std::uint16_t>(k_inst_);
     return in;
   }
   void pairs(std::vector<WarpInstruction>& part, std::uint8_t acc, int steps, int rows) {
     for (int r = 0; r < rows; ++r)
       for (int s = 0; s < steps; ++s) {
-        part.push_back(warp_op(WarpOp::Int, kFaShuffle, {fa_reg(acc, r, 4)}));
-        part.push_back(warp_op(WarpOp::Fp32, fa_reg(acc, r, 4), {fa_reg(acc, r, 4), kFaShuffle}));
+        part.push_back(warp_op(WarpOp::Int, kFaShuffle, {fa_reg(acc, r, kFaRowRegs)}));
+        part.push_back(warp_op(WarpOp::Fp32, fa_reg(acc, r, kFaRowRegs), {fa_reg(acc, r, kFaRowRegs), kFaShuffle}));
       }
   }
 
   // The online softmax over a warp's `warp_rows` x Bc scores (a lane's warp_rows x Bc / 32: rows
   // shared by a quad), the rescaling of its O accumulators and P converted to the tensor format.
   void softmax(std::vector<WarpInstruction>& part, int warp_rows) {
-    const int elements = warp_rows * bc_ / 32, rows = warp_rows / 8;
+    const int elements = warp_rows * bc_ / kWarpThreads, rows = warp_rows / kFragmentRowsPerLane;
     for (int i = 0; i < elements; ++i)
-      part.push_back(warp_op(WarpOp::Fp32, fa_reg(kFaMax, i, 4), {fa_reg(kFaMax, i, 4), kFaS}));
-    pairs(part, kFaMax, 2, rows);
+      part.push_back(warp_op(WarpOp::Fp32, fa_reg(kFaMax, i, kFaRowRegs), {fa_reg(kFaMax, i, kFaRowRegs), kFaS}));
+    pairs(part, kFaMax, kQuadSteps, rows);
     for (int r = 0; r < rows; ++r)
-      part.push_back(warp_op(WarpOp::Sfu, fa_reg(kFaMax, r, 4), {fa_reg(kFaMax, r, 4)}));  // the correction
+      part.push_back(
+          warp_op(WarpOp::Sfu, fa_reg(kFaMax, r, kFaRowRegs), {fa_reg(kFaMax, r, kFaRowRegs)}));  // the correction
     for (int i = 0; i < elements; ++i) {
-      part.push_back(warp_op(WarpOp::Fp32, fa_reg(kFaExp, i, 8), {kFaS, fa_reg(kFaMax, i, 4)}));
-      part.push_back(warp_op(WarpOp::Sfu, fa_reg(kFaP, i, 8), {fa_reg(kFaExp, i, 8)}));
-      part.push_back(warp_op(WarpOp::Fp32, fa_reg(kFaSum, i, 4), {fa_reg(kFaSum, i, 4), fa_reg(kFaP, i, 8)}));
+      part.push_back(warp_op(WarpOp::Fp32, fa_reg(kFaExp, i, kFaPRegs), {kFaS, fa_reg(kFaMax, i, kFaRowRegs)}));
+      part.push_back(warp_op(WarpOp::Sfu, fa_reg(kFaP, i, kFaPRegs), {fa_reg(kFaExp, i, kFaPRegs)}));
+      part.push_back(warp_op(WarpOp::Fp32, fa_reg(kFaSum, i, kFaRowRegs),
+                             {fa_reg(kFaSum, i, kFaRowRegs), fa_reg(kFaP, i, kFaPRegs)}));
     }
-    pairs(part, kFaSum, 2, rows);
-    const int o_elements = static_cast<int>(warp_rows * p_.v_dim / 32);
-    for (int i = 0; i < o_elements; ++i) part.push_back(warp_op(WarpOp::Fp32, kFaO, {kFaO, fa_reg(kFaMax, i, 4)}));
+    pairs(part, kFaSum, kQuadSteps, rows);
+    const int o_elements = static_cast<int>(warp_rows * p_.v_dim / kWarpThreads);
+    for (int i = 0; i < o_elements; ++i)
+      part.push_back(warp_op(WarpOp::Fp32, kFaO, {kFaO, fa_reg(kFaMax, i, kFaRowRegs)}));
     for (int i = 0; i < elements / 2; ++i)
-      part.push_back(warp_op(WarpOp::Fp32, fa_reg(kFaP, i, 8), {fa_reg(kFaP, i, 8)}));
+      part.push_back(warp_op(WarpOp::Fp32, fa_reg(kFaP, i, kFaPRegs), {fa_reg(kFaP, i, kFaPRegs)}));
   }
 
   // One key/value tile: S = Q·Kᵀ, the online softmax, O += P·V.
   void compute(std::vector<WarpInstruction>& part) {
-    const int m_frags = kFaWarpRows / 16;
+    const int m_frags = kFaWarpRows / kMmaRows;
     const int k_steps = static_cast<int>(p_.head_dim / k_inst_);
     const int k_loads = static_cast<int>(std::ceil(bc_ * k_inst_ * tensor_bytes_ / static_cast<double>(kFaPiece)));
     for (int ks = 0; ks < k_steps; ++ks) {
-      for (int i = 0; i < k_loads; ++i) lds(part, fa_reg(kFaK, ks * k_loads + i, 16), i);
+      for (int i = 0; i < k_loads; ++i) lds(part, fa_reg(kFaK, ks * k_loads + i, kFaFragRegs), i);
       for (int mi = 0; mi < m_frags; ++mi)
-        for (int ni = 0; ni < bc_ / 8; ++ni) {
-          const bool last = ks + 1 == k_steps && mi + 1 == m_frags && ni + 1 == bc_ / 8;
-          part.push_back(mma(last ? kFaS : kNoReg, {fa_reg(kFaQ, ks * m_frags + mi, 32), fa_reg(kFaK, ks * k_loads + ni * k_loads / (bc_ / 8), 16)}));
+        for (int ni = 0; ni < bc_ / kMmaCols; ++ni) {
+          const bool last = ks + 1 == k_steps && mi + 1 == m_frags && ni + 1 == bc_ / kMmaCols;
+          part.push_back(
+              mma(last ? kFaS : kNoReg, {fa_reg(kFaQ, ks * m_frags + mi, kFaQRegs),
+                                         fa_reg(kFaK, ks * k_loads + ni * k_loads / (bc_ / kMmaCols), kFaFragRegs)}));
         }
     }
     softmax(part, kFaWarpRows);
@@ -163,13 +185,14 @@ class FlashAttentionWriter {
     const int v_steps = bc_ / k_inst_;
     const int v_loads = static_cast<int>(std::ceil(static_cast<double>(p_.v_dim) * k_inst_ * tensor_bytes_ / kFaPiece));
     for (int ks = 0; ks < v_steps; ++ks) {
-      for (int i = 0; i < v_loads; ++i) lds(part, fa_reg(kFaV, ks * v_loads + i, 16), 64 + i);
+      for (int i = 0; i < v_loads; ++i) lds(part, fa_reg(kFaV, ks * v_loads + i, kFaFragRegs), kFaVPieces + i);
       for (int mi = 0; mi < m_frags; ++mi)
-        for (int ni = 0; ni < p_.v_dim / 8; ++ni) {
-          const bool last = ks + 1 == v_steps && mi + 1 == m_frags && ni + 1 == p_.v_dim / 8;
-          part.push_back(mma(last ? kFaO : kNoReg,
-                             {fa_reg(kFaV, ks * v_loads + static_cast<int>(ni * v_loads / (p_.v_dim / 8)), 16),
-                              fa_reg(kFaP, ks, 8), kFaO}));
+        for (int ni = 0; ni < p_.v_dim / kMmaCols; ++ni) {
+          const bool last = ks + 1 == v_steps && mi + 1 == m_frags && ni + 1 == p_.v_dim / kMmaCols;
+          part.push_back(
+              mma(last ? kFaO : kNoReg,
+                  {fa_reg(kFaV, ks * v_loads + static_cast<int>(ni * v_loads / (p_.v_dim / kMmaCols)), kFaFragRegs),
+                   fa_reg(kFaP, ks, kFaPRegs), kFaO}));
         }
     }
   }
@@ -184,9 +207,9 @@ class FlashAttentionWriter {
     wait(pw.prologue, 0);
     const int q_loads = static_cast<int>(std::ceil(kFaWarpRows * p_.head_dim * tensor_bytes_ / kFaPiece));
     for (int i = 0; i < q_loads; ++i) {
-      WarpInstruction in = warp_op(WarpOp::Lds, fa_reg(kFaQ, i, 32));
-      in.width = 16;
-      in.lane_stride = 16;
+      WarpInstruction in = warp_op(WarpOp::Lds, fa_reg(kFaQ, i, kFaQRegs));
+      in.width = kLaneBytes;
+      in.lane_stride = kLaneBytes;
       in.base = static_cast<std::uint64_t>(w * q_loads + i) * kFaPiece;
       pw.prologue.push_back(in);
     }
@@ -206,24 +229,25 @@ class FlashAttentionWriter {
 
   // O / l, converted, and a warp's `warp_rows` rows from `first` on stored (of the tile's `rows`).
   void store_o(std::vector<WarpInstruction>& part, std::uint64_t first, int warp_rows, std::uint64_t rows) {
-    const int o_elements = static_cast<int>(warp_rows * p_.v_dim / 32);
-    for (int i = 0; i < o_elements; ++i) part.push_back(warp_op(WarpOp::Fp32, kFaO, {kFaO, fa_reg(kFaSum, i, 4)}));
+    const int o_elements = static_cast<int>(warp_rows * p_.v_dim / kWarpThreads);
+    for (int i = 0; i < o_elements; ++i)
+      part.push_back(warp_op(WarpOp::Fp32, kFaO, {kFaO, fa_reg(kFaSum, i, kFaRowRegs)}));
     if (first >= rows) return;
     const std::uint64_t bytes = std::min<std::uint64_t>(static_cast<std::uint64_t>(warp_rows), rows - first) * o_row_;
     for (std::uint64_t at = 0; at < bytes; at += kFaPiece) {
-      WarpInstruction st = warp_global(WarpOp::Stg, p_.o + first * o_row_ + at, 16, 16, kFaO);
+      WarpInstruction st = warp_global(WarpOp::Stg, p_.o + first * o_row_ + at, kLaneBytes, kLaneBytes, kFaO);
       const std::uint64_t left = std::min<std::uint64_t>(kFaPiece, bytes - at);
-      st.active_mask = left >= kFaPiece ? 0xffffffffu : (1u << ceil_div(left, std::uint64_t{16})) - 1;
+      st.active_mask = left >= kFaPiece ? 0xffffffffu : (1u << ceil_div(left, std::uint64_t{kLaneBytes})) - 1;
       st.cta_stride = o_cta_;
       part.push_back(st);
     }
   }
 
-  // TMA boxes of `rows` rows of `row_bytes` (contiguous rows) from `base`, at most 256 elements
-  // (of the tensor format) wide each, as the hardware's box limit asks.
+  // TMA boxes of `rows` rows of `row_bytes` (contiguous rows) from `base`, at most
+  // kTmaBoxElements of the tensor format wide each.
   void tma_boxes(std::vector<WarpInstruction>& part, std::uint8_t barrier, std::uint64_t base, std::uint64_t rows,
                  std::uint64_t row_bytes, const std::array<std::int64_t, 4>& cta, std::int64_t stride) const {
-    const auto widest = static_cast<std::uint64_t>(256 * tensor_bytes_);
+    const auto widest = static_cast<std::uint64_t>(kTmaBoxElements * tensor_bytes_);
     for (std::uint64_t col = 0; col < row_bytes; col += widest) {
       WarpInstruction box = warp_op(WarpOp::Tma);
       box.mbarrier = barrier;
@@ -238,7 +262,7 @@ class FlashAttentionWriter {
   }
   WarpInstruction wgmma(int n, std::uint8_t dst, std::initializer_list<std::uint8_t> src) const {
     WarpInstruction in = warp_op(WarpOp::Wgmma, dst, src);
-    in.m = 64;
+    in.m = kWgmmaRows;
     in.n = static_cast<std::uint16_t>(n);
     in.k = static_cast<std::uint16_t>(k_inst_);
     return in;
@@ -252,7 +276,7 @@ class FlashAttentionWriter {
   // ping-pong scheduling arranges; its intra-group overlap of one tile's softmax with the next
   // tile's Q·Kᵀ is not modelled (each group waits for its wgmmas before the softmax).
   std::vector<std::shared_ptr<const WarpProgram>> write_hopper(std::uint64_t tiles) {
-    const std::uint64_t stages = std::min<std::uint64_t>(2, tiles);
+    const std::uint64_t stages = std::min<std::uint64_t>(kFa3Stages, tiles);
     const TileLayout layout(tiles, stages);
     const auto full = [](std::uint64_t s) { return static_cast<std::uint8_t>(s); };
     const auto empty = [stages](std::uint64_t s) { return static_cast<std::uint8_t>(stages + s); };
@@ -303,7 +327,7 @@ class FlashAttentionWriter {
     assign_control_bits(pw, t_.timing);
 
     std::vector<std::shared_ptr<const WarpProgram>> out;
-    for (int c = 0; c < kFa3Consumers; ++c) {  // warp c of group c / 4 owns 16 of its 64 rows
+    for (int c = 0; c < kFa3Consumers; ++c) {  // warp c of group c / 4 owns kFaConsumerRows of its rows
       auto consumer = std::make_shared<WarpProgram>();
       WarpProgram& cw = *consumer;
       cw.formats = {tensor_};
@@ -322,11 +346,12 @@ class FlashAttentionWriter {
         WarpInstruction scores = warp_op(WarpOp::WgmmaWait);
         scores.pending = 0;
         part.push_back(scores);
-        softmax(part, 16);
+        softmax(part, kFaConsumerRows);
         for (int i = 0; i < bc_ / k_inst_; ++i)  // P from registers: the first waits for the softmax
-          for (std::int64_t n = 0; n < p_.v_dim; n += 256) {
-            const auto width = static_cast<int>(std::min<std::int64_t>(256, p_.v_dim - n));
-            part.push_back(i == 0 && n == 0 ? wgmma(width, kNoReg, {fa_reg(kFaP, 0, 8)}) : wgmma(width, kNoReg, {}));
+          for (std::int64_t n = 0; n < p_.v_dim; n += kWgmmaMaxN) {
+            const auto width = static_cast<int>(std::min<std::int64_t>(kWgmmaMaxN, p_.v_dim - n));
+            part.push_back(i == 0 && n == 0 ? wgmma(width, kNoReg, {fa_reg(kFaP, 0, kFaPRegs)})
+                                            : wgmma(width, kNoReg, {}));
           }
         WarpInstruction done = warp_op(WarpOp::WgmmaWait);
         done.pending = 0;
@@ -335,7 +360,7 @@ class FlashAttentionWriter {
         release.mbarrier = empty(s);
         part.push_back(release);
       });
-      store_o(cw.epilogue, static_cast<std::uint64_t>(c) * 16, 16, rows);
+      store_o(cw.epilogue, static_cast<std::uint64_t>(c) * kFaConsumerRows, kFaConsumerRows, rows);
       assign_control_bits(cw, t_.timing);
       out.push_back(consumer);
     }
@@ -365,11 +390,12 @@ AttentionKernel choose_attention_kernel(const AttentionProblem& p, const GpuKern
   const bool hopper = target.wgmma() && target.timing.tma;
   if (want == AttentionKernel::Flash3 && !hopper)
     throw std::invalid_argument(fmt::format("{}: flash3 needs wgmma and a TMA unit (a Hopper-class GPU)", p.name));
-  if (want == AttentionKernel::Flash3 && (p.head_dim > 256 || p.v_dim > 256))
+  if (want == AttentionKernel::Flash3 && (p.head_dim > kFa3MaxHead || p.v_dim > kFa3MaxHead))
     throw std::invalid_argument(
         fmt::format("{}: flash3 takes heads of at most 256, not {} and {}", p.name, p.head_dim, p.v_dim));
   if (want != AttentionKernel::Auto) return want;
-  return hopper && p.head_dim <= 256 && p.v_dim <= 256 ? AttentionKernel::Flash3 : AttentionKernel::Flash2;
+  return hopper && p.head_dim <= kFa3MaxHead && p.v_dim <= kFa3MaxHead ? AttentionKernel::Flash3
+                                                                       : AttentionKernel::Flash2;
 }
 
 GpuKernel make_flash_attention(const AttentionProblem& p, const GpuKernelTarget& target, AttentionKernel kind) {
@@ -397,14 +423,11 @@ GpuKernel make_flash_attention(const AttentionProblem& p, const GpuKernelTarget&
   k.name = p.name;
   k.grid = {grid_extent(q_tiles * group, "query tiles"), grid_extent(static_cast<std::uint64_t>(p.kv_heads), "KV heads"),
             grid_extent(static_cast<std::uint64_t>(p.batch), "batches")};
-  k.block = {static_cast<std::uint32_t>(32 * writer.warps()), 1, 1};
-  if (hopper) {  // as the GEMM's tma_wgmma: what fits the SM with one CTA, its warps in sub-core rounds
-    const auto sub_cores = static_cast<std::uint32_t>(target.limits.sub_cores);
-    const std::uint32_t rounded = (k.warps_per_cta() + sub_cores - 1) / sub_cores * sub_cores;
-    k.registers_per_thread = std::min<std::uint32_t>(255, target.limits.registers / (rounded * 32) / 8 * 8);
-  } else {
-    k.registers_per_thread = p.head_dim > 64 ? 255 : 192;
-  }
+  k.block = {static_cast<std::uint32_t>(kWarpThreads * writer.warps()), 1, 1};
+  // FlashAttention-3 as the GEMM's tma_wgmma: what fits the SM with one CTA.
+  k.registers_per_thread = hopper                      ? target.one_cta_registers(k.warps_per_cta())
+                           : p.head_dim > kFa2WideHead ? kMaxRegistersPerThread
+                                                       : kFa2SmallHeadRegisters;
   k.shared_bytes = writer.shared_bytes();
   std::map<std::uint64_t, std::uint32_t> set_of_tiles;
   for (std::uint64_t qt = 0; qt < q_tiles; ++qt) {

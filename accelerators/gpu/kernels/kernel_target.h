@@ -16,6 +16,30 @@
 
 namespace strata {
 
+// The ISA's figures the generators build on (PTX ISA, CUDA C++ programming guide).
+inline constexpr int kWarpThreads = 32;
+inline constexpr int kLaneBytes = 16;  // the widest access a lane makes: a cp.async, an ldmatrix row, LDG.128
+inline constexpr int kWarpBytes = kWarpThreads * kLaneBytes;  // what one such warp instruction moves
+inline constexpr std::uint32_t kMaxRegistersPerThread = 255;  // the ISA's register numbers
+inline constexpr std::uint32_t kRegisterStep = 8;             // registers are allocated (and setmaxnreg set) in 8s
+inline constexpr std::uint64_t kMbarrierBytes = 8;            // an mbarrier: one 64-bit word of shared memory
+// Tensor instructions: an mma.sync or wgmma reads 32 bytes of its format along K (m16n8k16 in
+// FP16); mma.sync is issued as m16n8; a wgmma is 64 rows of a warp group of four warps by an N
+// of 8 to 256 in 8s.
+inline constexpr double kInstructionKBytes = 32;
+inline constexpr int kMmaRows = 16, kMmaCols = 8;
+inline constexpr int kWgmmaRows = 64, kWgmmaMinN = 8, kWgmmaMaxN = 256;
+inline constexpr int kWarpGroupWarps = 4;
+// Bytes per element within which an operand already is in the tensor format (no conversion).
+inline constexpr double kFormatTolerance = 0.01;
+inline constexpr double kPartialBytes = 4;  // split-K's partial sums are FP32
+inline constexpr double kPackedBytes = 2;   // elements this narrow are computed in packed pairs (HFMA2)
+inline constexpr int kWarpReduceSteps = 5;  // a warp-wide reduction: five butterfly shuffles (32 lanes)
+inline constexpr double kPow2Slack = 1e-9;  // a size this close to a power of two is that power
+// Memory-bound kernels size their grids to fill this share (1 / 2) of the SMs' warp slots:
+// enough loads in flight to cover the DRAM's latency.
+inline constexpr double kWarpSlotsShare = 2;
+
 struct GpuKernelTarget {
   int sms = 132;
   SmLimits limits;
@@ -38,6 +62,9 @@ struct GpuKernelTarget {
   // Throws std::invalid_argument when none of these has a rate.
   std::string tensor_format(const std::string& compute) const;
   double tensor_macs_per_sm(const std::string& format) const;  // dense, per cycle
+  // The registers a thread of a warp-specialized kernel asks for so that one CTA of `warps`
+  // warps fits the SM: its warps counted in whole sub-core rounds, as the occupancy rules do.
+  std::uint32_t one_cta_registers(std::uint32_t warps) const;
 };
 
 // `n` CTAs along one grid dimension (KernelLaunch::grid holds 32 bits a dimension). Throws

@@ -18,34 +18,43 @@ constexpr int kSparseInFlight = 4;  // gathers a warp issues before their multip
 constexpr int kSparseRegs = 32;     // registers each role rotates through
 constexpr std::uint8_t kSpRowPtr = 1, kSpIdx = 2, kSpVal = 3, kSpAddr = 4, kSpGather = 10, kSpConv = 50,
                        kSpAcc = 60, kSpShuffle = 100, kSpU = 110;
+constexpr std::uint32_t kSparseRegisters = 64;  // each role's registers, within full occupancy
+constexpr int kCsrIndexBytes = 4;               // CSR row offsets and column ids are int32
+constexpr double kAccumulatorBytes = 4;         // FP32: narrower dense elements are converted, two an instruction
+constexpr std::int64_t kMinMergeShare = kWarpThreads;  // a merge-path warp's rows and nonzeros at least
+// Auto partition: merge path once the longest row passes this many times the mean (row-split
+// warps would then wait on one long row).
+constexpr double kSkewedRow = 8;
+// The analytic estimate: gathered rows come from the L2 while they fit this share of it (1 / 2).
+constexpr double kL2GatherShare = 2;
 
 int sparse_pow2_at_least(double x) {
   int w = 1;
-  while (w < x - 1e-9) w *= 2;
+  while (w < x - kPow2Slack) w *= 2;
   return w;
 }
 
 std::uint8_t sparse_reg(std::uint8_t base, int i) { return static_cast<std::uint8_t>(base + i % kSparseRegs); }
 
-std::uint32_t sparse_mask(int lanes) { return lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1; }
+std::uint32_t sparse_mask(int lanes) { return lanes >= kWarpThreads ? 0xffffffffu : (1u << lanes) - 1; }
 
 // How a warp gathers rows of `row_bytes`: `lanes` lanes a row, `width` bytes a lane per load,
-// `group` rows per instruction, `chunks` loads per row (rows wider than the warp's 512 bytes).
+// `group` rows per instruction, `chunks` loads per row (rows wider than a warp's kWarpBytes).
 struct GatherShape {
   double row_bytes = 0;
-  int lanes = 32, width = 16, group = 1, chunks = 1;
+  int lanes = kWarpThreads, width = kLaneBytes, group = 1, chunks = 1;
   GatherShape(double bytes) : row_bytes(std::max(1.0, std::ceil(bytes))) {
-    if (row_bytes > 512) {
-      chunks = static_cast<int>(std::ceil(row_bytes / 512));
+    if (row_bytes > kWarpBytes) {
+      chunks = static_cast<int>(std::ceil(row_bytes / kWarpBytes));
       return;
     }
-    lanes = std::min(32, sparse_pow2_at_least(row_bytes / 16));
-    width = std::min(16, sparse_pow2_at_least(row_bytes / lanes));
-    group = 32 / lanes;
+    lanes = std::min(kWarpThreads, sparse_pow2_at_least(row_bytes / kLaneBytes));
+    width = std::min(kLaneBytes, sparse_pow2_at_least(row_bytes / lanes));
+    group = kWarpThreads / lanes;
   }
   // Lanes a load of chunk `ch` keeps on for one row.
   int lanes_of(int ch) const {
-    const double left = row_bytes - 512.0 * ch;
+    const double left = row_bytes - static_cast<double>(kWarpBytes) * ch;
     return std::min(lanes, static_cast<int>(std::ceil(left / width)));
   }
 };
@@ -103,11 +112,12 @@ std::vector<std::vector<SparseSegment>> split_rows(const SparseRows& rows, std::
   return warps;
 }
 
-// Merge path: every warp an equal share of the rows' starts plus the nonzeros, at least 32.
+// Merge path: every warp an equal share of the rows' starts plus the nonzeros.
 std::vector<std::vector<SparseSegment>> split_merge(const SparseRows& rows, std::int64_t n_rows, std::int64_t nnz,
                                                     const GpuKernelTarget& t) {
-  const double want = static_cast<double>(t.sms) * t.limits.max_warps / 2;
-  const auto share = std::max<std::int64_t>(32, static_cast<std::int64_t>(std::ceil(static_cast<double>(n_rows + nnz) / want)));
+  const double want = static_cast<double>(t.sms) * t.limits.max_warps / kWarpSlotsShare;
+  const auto share = std::max<std::int64_t>(
+      kMinMergeShare, static_cast<std::int64_t>(std::ceil(static_cast<double>(n_rows + nnz) / want)));
   std::vector<std::vector<SparseSegment>> warps;
   std::int64_t v = 0, pos = 0;
   while (v < n_rows) {
@@ -161,13 +171,13 @@ class SparseWarpWriter {
     const auto row = static_cast<std::uint64_t>(g_.row_bytes);
     const auto at = [&](std::int64_t i) { return base + static_cast<std::uint64_t>(cols[static_cast<std::size_t>(i)]) * row; };
     if (g_.group == 1) {
-      push(load(at(first) + static_cast<std::uint64_t>(ch) * 512, g_.width, g_.lanes_of(ch), dst, after));
+      push(load(at(first) + static_cast<std::uint64_t>(ch) * kWarpBytes, g_.width, g_.lanes_of(ch), dst, after));
       return;
     }
-    WarpInstruction in = load(0, g_.width, 32, dst, after);
-    in.lane_addresses = static_cast<std::int32_t>(w_->addresses.size() / 32);
+    WarpInstruction in = load(0, g_.width, kWarpThreads, dst, after);
+    in.lane_addresses = static_cast<std::int32_t>(w_->addresses.size() / kWarpThreads);
     in.active_mask = 0;
-    for (int lane = 0; lane < 32; ++lane) {
+    for (int lane = 0; lane < kWarpThreads; ++lane) {
       const int member = lane / g_.lanes;
       const auto off = static_cast<std::uint64_t>(lane % g_.lanes) * static_cast<std::uint64_t>(g_.width);
       const bool on = member < count && off < row;
@@ -182,7 +192,7 @@ class SparseWarpWriter {
   void multiply(std::uint8_t data, std::uint8_t other, std::uint8_t acc, int k) {
     const double elements = std::ceil(g_.width / p_.dense_bytes);
     std::uint8_t x = data;
-    if (p_.dense_bytes < 4) {
+    if (p_.dense_bytes < kAccumulatorBytes) {
       for (int i = 0; i < static_cast<int>(std::ceil(elements / 2)); ++i) push(warp_op(WarpOp::Fp32, sparse_reg(kSpConv, k + i), {data}));
       x = sparse_reg(kSpConv, k);
     }
@@ -199,7 +209,8 @@ class SparseWarpWriter {
   void segment(const SparseSegment& s) {
     const std::vector<std::int32_t>& cols = rows_.columns(s.row);
     const std::int64_t start = rows_.offset(s.row);
-    push(load(p_.row_ptr + static_cast<std::uint64_t>(s.row) * 4, 4, 2, kSpRowPtr, kNoReg));
+    push(load(p_.row_ptr + static_cast<std::uint64_t>(s.row) * kCsrIndexBytes, kCsrIndexBytes, 2, kSpRowPtr,
+              kNoReg));  // its start and end
     if (sddmm_)  // U's row, once, replicated across the neighbour groups
       for (int ch = 0; ch < g_.chunks; ++ch) {
         const std::vector<std::int32_t> self(static_cast<std::size_t>(g_.group), static_cast<std::int32_t>(s.row));
@@ -208,10 +219,10 @@ class SparseWarpWriter {
     const int log_group = static_cast<int>(std::lround(std::log2(g_.group)));
     const int log_lanes = static_cast<int>(std::lround(std::log2(g_.lanes)));
     const std::uint64_t value_width = p_.value_bytes > 0 ? static_cast<std::uint64_t>(sparse_pow2_at_least(p_.value_bytes)) : 0;
-    for (std::int64_t at = s.first; at < s.last; at += 32) {
-      const int count = static_cast<int>(std::min<std::int64_t>(32, s.last - at));
+    for (std::int64_t at = s.first; at < s.last; at += kWarpThreads) {
+      const int count = static_cast<int>(std::min<std::int64_t>(kWarpThreads, s.last - at));
       const auto e = static_cast<std::uint64_t>(start + at);
-      push(load(p_.col_idx + e * 4, 4, count, kSpIdx, kSpRowPtr));
+      push(load(p_.col_idx + e * kCsrIndexBytes, kCsrIndexBytes, count, kSpIdx, kSpRowPtr));
       if (value_width > 0) push(load(p_.values + e * value_width, static_cast<int>(value_width), count, kSpVal, kSpRowPtr));
       const int groups = (count + g_.group - 1) / g_.group;
       for (int first = 0; first < groups; first += kSparseInFlight) {
@@ -236,7 +247,7 @@ class SparseWarpWriter {
         if (sddmm_)
           for (int j = 0; j < batch; ++j) reduce(sparse_reg(kSpAcc, j), log_lanes);
       }
-      if (sddmm_) {  // one result per nonzero, 32 at a time
+      if (sddmm_) {  // one result per nonzero, a warp's lanes at a time
         const int width = sparse_pow2_at_least(p_.c_bytes);
         WarpInstruction st = warp_global(WarpOp::Stg, p_.c + e * static_cast<std::uint64_t>(width), width, width, kSpAcc);
         st.active_mask = sparse_mask(count);
@@ -248,10 +259,11 @@ class SparseWarpWriter {
     // The row of C (an atomic add where the row is cut between warps).
     const GatherShape out(static_cast<double>(p_.n) * p_.c_bytes);
     for (int ch = 0; ch < out.chunks; ++ch) {
-      WarpInstruction st = warp_global(WarpOp::Stg,
-                                       p_.c + static_cast<std::uint64_t>(s.row) * static_cast<std::uint64_t>(out.row_bytes) +
-                                           static_cast<std::uint64_t>(ch) * 512,
-                                       out.width, out.width, sparse_reg(kSpAcc, ch));
+      WarpInstruction st =
+          warp_global(WarpOp::Stg,
+                      p_.c + static_cast<std::uint64_t>(s.row) * static_cast<std::uint64_t>(out.row_bytes) +
+                          static_cast<std::uint64_t>(ch) * kWarpBytes,
+                      out.width, out.width, sparse_reg(kSpAcc, ch));
       st.active_mask = sparse_mask(out.lanes_of(ch));
       push(st);
     }
@@ -271,22 +283,22 @@ GpuKernel sparse_launch(const SparseProblem& p, const std::vector<std::vector<Sp
   k.name = p.name;
   const auto ctas = std::max<std::size_t>(1, (warps.size() + kSparseWarps - 1) / kSparseWarps);
   k.grid = {grid_extent(ctas, "CTAs"), 1, 1};
-  k.block = {32 * kSparseWarps, 1, 1};
-  k.registers_per_thread = 64;
+  k.block = {kWarpThreads * kSparseWarps, 1, 1};
+  k.registers_per_thread = kSparseRegisters;
   k.warp_programs.assign(ctas * kSparseWarps, nullptr);
   SparseWarpWriter writer(p, rows, sddmm);
   for (std::size_t i = 0; i < warps.size(); ++i) k.warp_programs[i] = writer.write(warps[i], t.timing);
 
   const double nnz = static_cast<double>(p.nnz), rows_n = static_cast<double>(p.rows);
-  const double s_bytes = (rows_n + 1) * 4 + nnz * (4 + p.value_bytes);
+  const double s_bytes = (rows_n + 1) * kCsrIndexBytes + nnz * (kCsrIndexBytes + p.value_bytes);
   const double row = std::ceil(static_cast<double>(p.n) * p.dense_bytes);
   const double gathered = static_cast<double>(p.cols) * row;  // B (SDDMM: V), each row once
   const double own = sddmm ? rows_n * row : 0;                // SDDMM: U
   const double c = sddmm ? nnz * p.c_bytes : rows_n * std::ceil(static_cast<double>(p.n) * p.c_bytes);
   out.min_bytes = static_cast<std::uint64_t>(s_bytes + gathered + own + c);
   // The analytic fidelity's estimate: gathered rows come from the L2 while the gathered matrix
-  // fits half of it, else the share that does not fit is re-read per nonzero.
-  const double half_l2 = static_cast<double>(t.l2_bytes) / 2;
+  // fits its share of it, else the share that does not fit is re-read per nonzero.
+  const double half_l2 = static_cast<double>(t.l2_bytes) / kL2GatherShare;
   const double rereads = gathered <= half_l2 ? 0 : std::max(0.0, nnz * row - gathered) * (1 - half_l2 / gathered);
   k.expected_dram_bytes = static_cast<std::uint64_t>(s_bytes + gathered + own + c + rereads);
   out.flops = 2.0 * nnz * static_cast<double>(p.n);
@@ -314,9 +326,10 @@ GpuKernel make_spmm(const SparseProblem& p, SpmmPartition partition, const GpuKe
   check_sparse(p);
   SparseRows rows(p);
   if (partition == SpmmPartition::Auto)
-    partition = static_cast<double>(rows.longest()) > 8.0 * static_cast<double>(p.nnz) / static_cast<double>(p.rows)
-                    ? SpmmPartition::Merge
-                    : SpmmPartition::RowSplit;
+    partition =
+        static_cast<double>(rows.longest()) > kSkewedRow * static_cast<double>(p.nnz) / static_cast<double>(p.rows)
+            ? SpmmPartition::Merge
+            : SpmmPartition::RowSplit;
   const bool merge = partition == SpmmPartition::Merge;
   GpuKernel k = sparse_launch(p, merge ? split_merge(rows, p.rows, p.nnz, target) : split_rows(rows, p.rows), false, rows, target);
   k.generator = merge ? "spmm.merge" : "spmm.row_split";
