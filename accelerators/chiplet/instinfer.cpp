@@ -27,7 +27,8 @@ KindSpec InstInfer::spec() {
   s.add(param::real("engine_gflops", "a drive's attention engine, GFLOP/s").def("12.7").range("0.001", "1e7"));
   s.slot(SlotSpec{"host", "the GPU or NPU running the rest of the step (a package_device kind: gpu, npu)", "component",
                   kPackageDeviceRole, true, nullptr});
-  s.slot(SlotSpec{"csd_flash", "each drive's NAND flash, whose controller its engine runs (a nand_flash role kind: nand_flash)",
+  s.slot(SlotSpec{"csd_flash",
+                  "each drive's NAND flash, whose controller its engine runs (a nand_flash role kind: nand_flash)",
                   "component", kNandFlashRole, true, nullptr});
   s.slot(SlotSpec{"pcie", "each drive's link to the host, per direction (a chip_link)", "component", kChipLinkRole,
                   true, nullptr});

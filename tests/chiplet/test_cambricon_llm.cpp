@@ -146,16 +146,17 @@ TEST(CambriconRuns, RoleSlotsRefuseKindsOfAnotherRole) {
   TempDir dir;
   const std::string hw = source_path("configs/hardware/chiplet/cambricon-llm-s.yaml");
   const auto run = [&](const std::string& slot, const std::string& kind) {
-    const std::string exp = dir.write("wrong.yaml", "name: wrong\nseed: 1\nhardware:\n  extends: " + hw + "\n  " +
-                                                        slot + ":\n    kind: " + kind +
-                                                        "\nworkload:\n  kind: gemm\n  m: 1\n  n: 256\n  k: 256\n");
+    const std::string exp =
+        dir.write("wrong.yaml", "name: wrong\nseed: 1\nhardware:\n  extends: " + hw + "\n  " + slot +
+                                    ":\n    kind: " + kind + "\nworkload:\n  kind: gemm\n  m: 1\n  n: 256\n  k: 256\n");
     const CommandResult r = run_strata("run -q '" + exp + "' -o '" + dir.file("r") + "'");
     EXPECT_EQ(r.code, 2) << slot << " " << kind;
     EXPECT_CONTAINS(r.err, "wrong.yaml:6:");
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
     return r.err;
   };
-  EXPECT_CONTAINS(run("flash", "dram"), "hardware.flash.kind: kind 'dram' cannot be used here: this slot needs a nand_flash");
+  EXPECT_CONTAINS(run("flash", "dram"),
+                  "hardware.flash.kind: kind 'dram' cannot be used here: this slot needs a nand_flash");
   EXPECT_CONTAINS(run("flash", "simple_memory"),
                   "hardware.flash.kind: kind 'simple_memory' cannot be used here: this slot needs a nand_flash");
   EXPECT_CONTAINS(run("kv_memory", "chip_link"),
