@@ -84,6 +84,18 @@ std::unique_ptr<Component> Component::build_child(const std::string& slot, const
   return ctx_.registry().make_component(instance.c_str(), cfg_.child(slot), ctx_);
 }
 
+void Component::require_slot_role(const std::string& slot, const char* role) const {
+  const SlotSpec* s = cfg_.spec->find_slot(slot);
+  if (!s || s->role != role)
+    throw std::logic_error(fmt::format("{}.{}: build_child<I> needs a slot of role {}, and the slot's role is '{}'",
+                                       name(), slot, role, s ? s->role : std::string("(no such slot)")));
+}
+
+void Component::throw_missing_interface(const std::string& slot, const char* role) const {
+  throw std::logic_error(fmt::format("{}.{}: kind {} provides role {} but does not implement its interface", name(),
+                                     slot, cfg_.child(slot).spec->name, role));
+}
+
 void Component::finalize(const sc_core::sc_time&) {}
 
 double Component::reported_s(const sc_core::sc_time& t) const { return ctx_.stats().reported_time()(t.to_seconds()); }

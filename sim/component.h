@@ -38,6 +38,27 @@ class EnergyEvent {
   double joules_;
 };
 
+class Component;
+
+// A child built from a role slot (Component::build_child<I>), owning it and seen through its
+// role's interface I: `memory_->target_socket()`; component() for what every kind has (its
+// config, its capacity).
+template <class I>
+class RoleChild {
+ public:
+  RoleChild() = default;
+  RoleChild(std::unique_ptr<Component> component, I& role) : component_(std::move(component)), role_(&role) {}
+  I* operator->() const { return role_; }
+  I& operator*() const { return *role_; }
+  I* get() const { return role_; }
+  Component& component() const { return *component_; }
+  explicit operator bool() const { return role_ != nullptr; }
+
+ private:
+  std::unique_ptr<Component> component_;
+  I* role_ = nullptr;
+};
+
 class Component : public sc_core::sc_module, public RepeatableTotals {
  public:
   // The clock is the node's `clock` parameter when its kind is clocked, else 1 GHz.
@@ -96,6 +117,19 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
     if (!dynamic_cast<T*>(c.get())) throw std::logic_error(std::string(name()) + "." + slot + ": wrong role kind");
     return std::unique_ptr<T>(static_cast<T*>(c.release()));
   }
+  // The child of a role slot seen as its role's interface I, a class besides Component that the
+  // role's kinds implement (MemoryTarget, PackageDevice, NandFlashDevice): I names its role in
+  // I::kRole, the slot must require that role (else std::logic_error), and the schema has
+  // refused every kind that does not provide it (file, line, key), so a design never casts. A
+  // kind that provides the role without implementing I is a programming error (logic_error).
+  template <class I>
+  RoleChild<I> build_child(const std::string& slot, const std::string& instance = "") {
+    require_slot_role(slot, I::kRole);
+    std::unique_ptr<Component> c = build_child(slot, instance.empty() ? slot : instance);
+    I* role = dynamic_cast<I*>(c.get());
+    if (!role) throw_missing_interface(slot, I::kRole);
+    return RoleChild<I>(std::move(c), *role);
+  }
 
   // Called once after the run, before accounting: set end-of-run statistics here. `end` is the
   // simulated time of the last event; figures over the run's length (bandwidth, utilisation)
@@ -115,6 +149,9 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   void repeat_totals(const std::vector<double>& since, double times, const sc_core::sc_time& now) override;
 
  private:
+  void require_slot_role(const std::string& slot, const char* role) const;
+  [[noreturn]] void throw_missing_interface(const std::string& slot, const char* role) const;
+
   const ValidatedNode& cfg_;
   SimContext& ctx_;
   Clock clock_;

@@ -35,6 +35,7 @@ struct AnalyticTransfer {
 // to bind to it at cycle level (a DRAM, a PIM DRAM, a flash array, a cache in front of one).
 class MemoryTarget {
  public:
+  static constexpr const char* kRole = kMemoryTargetRole;  // Component::build_child<MemoryTarget>
   virtual ~MemoryTarget() = default;
   virtual TargetSocket& target_socket() = 0;
   // Peak data bandwidth in bytes per second (mappers size tiles with it; reports compare with it).

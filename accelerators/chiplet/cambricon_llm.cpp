@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 
-#include "memory/flash/nand_flash.h"
 #include "models/dma/dma_engine.h"
 #include "models/link/chip_link.h"
 #include "sim/input_error.h"
@@ -37,8 +36,10 @@ KindSpec CambriconLlm::spec() {
                        "the flash's share of each weight GEMV: rule (the published formula, flash_tiling.h), balanced "
                        "(the shares a channel's cores and its page reads finish together), or a number in [0, 1]")
             .def("balanced"));
-  s.slot(SlotSpec{"flash", "the NAND flash holding the weights (a nand_flash)", "component", kMemoryTargetRole, true,
-                  nullptr});
+  s.slot(SlotSpec{"flash",
+                  "the NAND flash holding the weights, whose controller the NPU chiplet runs (a nand_flash role kind: "
+                  "nand_flash)",
+                  "component", kNandFlashRole, true, nullptr});
   s.slot(SlotSpec{"link", "the die-to-die link between the NPU chiplet and the flash (a chip_link)", "component",
                   kChipLinkRole, true, nullptr});
   s.slot(SlotSpec{"kv_memory", "the DRAM holding the KV cache (a memory_target kind: dram for LPDDR5X)", "component",
@@ -50,16 +51,12 @@ KindSpec CambriconLlm::spec() {
 
 CambriconLlm::CambriconLlm(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx)
     : Component(name, cfg, ctx) {
-  flash_component_ = build_child("flash");
-  flash_ = dynamic_cast<NandFlash*>(flash_component_.get());
-  if (!flash_)
-    throw InputError(cfg.child("flash").loc, cfg.path + ".flash", "cambricon_llm needs a nand_flash here");
+  flash_ = build_child<NandFlashDevice>("flash");
   flash_->direct_controller(ctx);
   link_ = build_part<ChipLink>("link");
   dma_ = build_part<DmaEngine>("dma");
-  kv_component_ = build_child("kv_memory");
-  auto* kv = dynamic_cast<MemoryTarget*>(kv_component_.get());
-  bind_at(ctx, dma_->initiator_socket(), kv->target_socket(), dma_->basename());
+  kv_ = build_child<MemoryTarget>("kv_memory");
+  bind_at(ctx, dma_->initiator_socket(), kv_->target_socket(), dma_->basename());
 
   const FlashSpec& f = flash_->timeline().spec();
   tile_ = hardware_aware_tile(f);
@@ -117,7 +114,7 @@ void CambriconLlm::load_graph(std::shared_ptr<const OpGraph> graph) {
   }
   const std::string model = graph_->name.empty() ? "the workload" : graph_->name;
   require_capacity(flash_->capacity(), weights, fmt::format("the weights of {}, page-aligned", model));
-  require_capacity(memory_capacity(*kv_component_), kv, fmt::format("the KV cache of {}", model));
+  require_capacity(memory_capacity(kv_.component()), kv, fmt::format("the KV cache of {}", model));
   sc_core::sc_spawn([this] { run_graph(); }, "graph_runner");
 }
 

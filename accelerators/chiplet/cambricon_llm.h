@@ -27,6 +27,7 @@
 
 #include "accelerators/chiplet/decode_step.h"
 #include "accelerators/chiplet/flash_tiling.h"
+#include "memory/flash/flash_device.h"
 #include "sim/component.h"
 #include "sim/ports.h"
 #include "workloads/graph_workload.h"
@@ -52,10 +53,9 @@ class CambriconLlm : public Component, public GraphTarget {
   double dram_transfer(std::uint64_t bytes, bool write);
   void link_bytes(std::uint64_t bytes);
 
-  class NandFlash* flash_ = nullptr;  // driven through its timeline (direct_controller)
-  std::unique_ptr<Component> flash_component_;
+  RoleChild<NandFlashDevice> flash_;  // driven through its timeline (direct_controller)
   std::unique_ptr<class ChipLink> link_;
-  std::unique_ptr<Component> kv_component_;
+  RoleChild<MemoryTarget> kv_;
   std::unique_ptr<class DmaEngine> dma_;
   FlashTile tile_;
   double alpha_ = 0;

@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 
-#include "memory/flash/nand_flash.h"
 #include "models/link/chip_link.h"
 #include "sim/input_error.h"
 #include "sim/rounding.h"
@@ -28,7 +27,9 @@ KindSpec InstInfer::spec() {
   s.add(param::real("engine_gflops", "a drive's attention engine, GFLOP/s").def("12.7").range("0.001", "1e7"));
   s.slot(SlotSpec{"host", "the GPU or NPU running the rest of the step (a package_device kind: gpu, npu)", "component",
                   kPackageDeviceRole, true, nullptr});
-  s.slot(SlotSpec{"csd_flash", "each drive's NAND flash (a nand_flash)", "component", kMemoryTargetRole, true, nullptr});
+  s.slot(SlotSpec{"csd_flash",
+                  "each drive's NAND flash, whose controller its engine runs (a nand_flash role kind: nand_flash)",
+                  "component", kNandFlashRole, true, nullptr});
   s.slot(SlotSpec{"pcie", "each drive's link to the host, per direction (a chip_link)", "component", kChipLinkRole,
                   true, nullptr});
   return s;
@@ -38,16 +39,12 @@ InstInfer::InstInfer(sc_core::sc_module_name name, const ValidatedNode& cfg, Sim
     : Component(name, cfg, ctx),
       read_fraction_(params().real("kv_read_fraction")),
       engine_flops_(params().real("engine_gflops") * 1e9) {
-  host_component_ = build_child("host");
-  host_ = dynamic_cast<PackageDevice*>(host_component_.get());
-  host_graph_target_ = host_;
+  host_ = build_child<PackageDevice>("host");
+  host_graph_target_ = host_.get();
   const auto drives = static_cast<int>(params().integer("csds"));
   for (int i = 0; i < drives; ++i) {
-    flash_components_.push_back(build_child("csd_flash", fmt::format("csd{}_flash", i)));
-    auto* f = dynamic_cast<NandFlash*>(flash_components_.back().get());
-    if (!f) throw InputError(cfg.child("csd_flash").loc, cfg.path + ".csd_flash", "instinfer needs a nand_flash here");
-    flashes_.push_back(f);
-    f->direct_controller(ctx);
+    flashes_.push_back(build_child<NandFlashDevice>("csd_flash", fmt::format("csd{}_flash", i)));
+    flashes_.back()->direct_controller(ctx);
     links_.push_back(build_part<ChipLink>("pcie", fmt::format("csd{}_pcie", i)));
   }
   const UnitCost mac = tech().mac("fp16");
@@ -101,7 +98,7 @@ void InstInfer::load_graph(std::shared_ptr<const OpGraph> graph) {
   }
   // Each drive holds its share of every attention's KV cache, page-aligned (attention_s):
   // refused up front where that does not fit its flash.
-  NandFlash& flash = *flashes_.front();
+  NandFlashDevice& flash = *flashes_.front();
   const std::uint64_t page = flash.timeline().spec().page_bytes;
   std::set<TensorId> caches;
   double kv = 0;

@@ -21,6 +21,7 @@
 
 #include "accelerators/chiplet/decode_step.h"
 #include "accelerators/package/package_device.h"
+#include "memory/flash/flash_device.h"
 #include "sim/component.h"
 
 namespace strata {
@@ -42,11 +43,9 @@ class InstInfer : public Component, public GraphTarget, public CollectiveHost {
   std::uint64_t drive_share(const Tensor& kv) const;   // the bytes of a KV cache one drive holds
   double append_s(const Operator& op);
 
-  std::unique_ptr<Component> host_component_;
-  PackageDevice* host_ = nullptr;
+  RoleChild<PackageDevice> host_;
   GraphTarget* host_graph_target_ = nullptr;
-  std::vector<std::unique_ptr<Component>> flash_components_;
-  std::vector<class NandFlash*> flashes_;  // driven through their timelines (direct_controller)
+  std::vector<RoleChild<NandFlashDevice>> flashes_;  // driven through their timelines (direct_controller)
   std::vector<std::unique_ptr<class ChipLink>> links_;
   std::shared_ptr<const OpGraph> graph_;  // the workload's
   std::map<OpId, OpId> original_;         // host graph's offloaded operators -> the workload's

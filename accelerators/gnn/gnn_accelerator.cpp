@@ -172,8 +172,7 @@ GnnAccelerator::GnnAccelerator(sc_core::sc_module_name name, const ValidatedNode
 
   dma_ = build_part<DmaEngine>("dma");
   aggregation_.access_bytes = static_cast<std::uint64_t>(params().quantity("access_block"));
-  memory_component_ = build_child("memory");
-  memory_ = dynamic_cast<MemoryTarget*>(memory_component_.get());
+  memory_ = build_child<MemoryTarget>("memory");
   bind_at(ctx, dma_->initiator_socket(), memory_->target_socket(), dma_->basename());
 
   // Energy and area from the tech table: a MAC of the combination's format per product, one of
@@ -413,7 +412,7 @@ void GnnAccelerator::run_graph() {
 
 double GnnAccelerator::evaluate_analytic() {
   double now = 0;
-  auto* analytic = dynamic_cast<AnalyticMemory*>(memory_);
+  auto* analytic = dynamic_cast<AnalyticMemory*>(memory_.get());
   // The memory's sustained bandwidth, or what the DMA's requests in flight carry per latency
   // (Little's law), whichever is less.
   double bandwidth = analytic ? analytic->sustained_bandwidth() : memory_->peak_bandwidth();

@@ -78,8 +78,7 @@ class GnnAccelerator : public Component, public GraphTarget, public AnalyticMode
   std::uint64_t input_buffer_ = 0, weight_buffer_ = 0;
   int prefetch_ = 8;
   bool pipeline_ = false, fusion_ = false;
-  std::unique_ptr<Component> memory_component_;
-  MemoryTarget* memory_ = nullptr;
+  RoleChild<MemoryTarget> memory_;
   std::unique_ptr<class DmaEngine> dma_;
   std::shared_ptr<const OpGraph> graph_;
   std::vector<Task> tasks_;

@@ -52,8 +52,7 @@ Npu::Npu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
     cores_.push_back(std::make_unique<NpuCore>(fmt::format("core{}", i).c_str(), cfg.child("core"), ctx, i, buffers, *this));
   noc_ = build_part<Noc>("noc");
   noc_->connect(cores);
-  memory_component_ = build_child("memory");
-  memory_ = dynamic_cast<MemoryTarget*>(memory_component_.get());
+  memory_ = build_child<MemoryTarget>("memory");
   for (auto& core : cores_) bind_at(ctx, core->dma().initiator_socket(), noc_->target_socket(), core->basename());
   for (int p = 0; p < noc_->memory_ports(); ++p)
     bind_at(ctx, noc_->memory_port(p), memory_->target_socket(),
@@ -160,7 +159,7 @@ std::optional<PackageDevice::Reached> Npu::analytic_advance() {
     NpuParts parts;
     for (auto& c : cores_) parts.cores.push_back(c.get());
     parts.noc = noc_.get();
-    parts.memory = &analytic_memory(*memory_, memory_component_->config());
+    parts.memory = &analytic_memory(*memory_, memory_.component().config());
     parts.buffers = static_cast<int>(params().integer("buffers"));
     evaluator_ = std::make_unique<NpuProgramEvaluator>(*program_, parts);
   }

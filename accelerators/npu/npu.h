@@ -86,8 +86,7 @@ class Npu : public Component, public PackageDevice, public NpuSchedule, public A
   std::vector<int> run_of_op_;  // the run whose simulated layers hold the operator, or -1
   std::vector<std::unique_ptr<NpuCore>> cores_;
   std::unique_ptr<Noc> noc_;
-  std::unique_ptr<Component> memory_component_;
-  MemoryTarget* memory_ = nullptr;
+  RoleChild<MemoryTarget> memory_;
   std::shared_ptr<const OpGraph> graph_;
   std::unique_ptr<NpuProgram> program_;
   std::vector<OpState> ops_;

@@ -73,7 +73,7 @@ Package::Package(sc_core::sc_module_name name, const ValidatedNode& cfg, SimCont
                                  plan_.pipeline, plan_.devices(), devices));
   for (int d = 0; d < devices; ++d) {
     const std::uint64_t before = allocated_bytes();
-    device_components_.push_back(build_child("device", fmt::format("device{}", d)));
+    devices_.push_back(build_child<PackageDevice>("device", fmt::format("device{}", d)));
     // The devices are alike: what the first one took, times the rest, must fit before they are
     // made (a GPU device is tens of MB of SMs, caches and stats; 256 of them exhaust a laptop).
     if (d == 0 && devices > 1) {
@@ -84,10 +84,7 @@ Package::Package(sc_core::sc_module_name name, const ValidatedNode& cfg, SimCont
                                  format_quantity(each, UnitFamily::Size, 3)),
                      params().where("devices"), cfg.path + ".devices");
     }
-    auto* device = dynamic_cast<PackageDevice*>(device_components_.back().get());
-    if (!device) throw std::logic_error("package: a package_device kind that is not a PackageDevice");
-    device->join_package(*this, d);
-    devices_.push_back(device);
+    devices_.back()->join_package(*this, d);
   }
   const PackageTopology topology = topology_of(params().string("topology"));
   std::vector<LinkLane> lanes;
@@ -142,12 +139,12 @@ void Package::load_graph(std::shared_ptr<const OpGraph> graph) {
 }
 
 bool Package::graph_finished() const {
-  return std::all_of(devices_.begin(), devices_.end(), [](const PackageDevice* d) { return d->graph_finished(); });
+  return std::all_of(devices_.begin(), devices_.end(), [](const auto& d) { return d->graph_finished(); });
 }
 
 std::optional<double> Package::graph_progress() const {
   double sum = 0;
-  for (const PackageDevice* d : devices_) {
+  for (const auto& d : devices_) {
     const auto p = d->graph_progress();
     if (!p) return std::nullopt;
     sum += *p;
@@ -258,13 +255,13 @@ double Package::evaluate_analytic() {
     if (!progress) throw std::logic_error("package: devices wait at different collectives (placement order)");
   }
   double end = 0;
-  for (PackageDevice* d : devices_) end = std::max(end, d->analytic_finish());
+  for (const auto& d : devices_) end = std::max(end, d->analytic_finish());
   return end;
 }
 
 void Package::finalize(const sc_core::sc_time&) {
   double last = 0;
-  for (const PackageDevice* d : devices_) last = std::max(last, d->finished_at());
+  for (const auto& d : devices_) last = std::max(last, d->finished_at());
   latency_.set(last);
   double bytes = 0;
   for (const auto& l : links_) bytes += static_cast<double>(l->bytes());

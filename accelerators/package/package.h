@@ -67,8 +67,7 @@ class Package : public Component, public GraphTarget, public CollectiveHost, pub
   void complete_due();
   KindStats& kind_stats(CollectiveKind kind);
 
-  std::vector<std::unique_ptr<Component>> device_components_;
-  std::vector<PackageDevice*> devices_;
+  std::vector<RoleChild<PackageDevice>> devices_;
   std::vector<std::unique_ptr<ChipLink>> links_;
   std::unique_ptr<LinkNetwork> network_;
   PlacementPlan plan_;

@@ -28,6 +28,8 @@ class CollectiveHost {
 
 class PackageDevice : public GraphTarget {
  public:
+  static constexpr const char* kRole = kPackageDeviceRole;  // Component::build_child<PackageDevice>
+
   // Called before load_graph(): the device's index in the package and who times its collectives.
   virtual void join_package(CollectiveHost& host, int device) = 0;
   // Cycle level: the collective `op` ended now.

@@ -67,8 +67,10 @@ KindSpec PimSystem::spec() {
                        "also time the graph on the same DRAM without PIM (the host streams every weight over the "
                        "channels, cycle by cycle) and report speedup_vs_no_pim")
             .def("false"));
-  s.slot(SlotSpec{"memory", "the DRAM the units sit in (kind dram, any standard preset)", "component",
-                  kMemoryTargetRole, true, nullptr});
+  s.slot(SlotSpec{"memory",
+                  "the DRAM the units sit in, which the design models itself (a dram role kind: dram, any standard "
+                  "preset)",
+                  "component", kDramRole, true, nullptr});
   s.slot(SlotSpec{"pim", "the units: placement, lanes, registers, mode switching, timing, energy", "section", "", true,
                   &PimSpec::section()});
   s.slot(SlotSpec{"host", "the processor for what the units cannot run", "section", "", true, &host_section()});
@@ -76,12 +78,10 @@ KindSpec PimSystem::spec() {
 }
 
 PimSystem::PimSystem(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx) : Component(name, cfg, ctx) {
-  const ValidatedNode& memory = cfg.child("memory");
-  if (memory.spec->name != "dram")
-    throw InputError(memory.loc, memory.path + ".kind",
-                     fmt::format("a PIM device is built on a dram node, not {}", memory.spec->name));
-  dram_ = DramSpec::from_config(memory, memory.params.quantity("clock"));
-  const ControllerConfig controller = Dram::controller_config(memory.child("controller"), dram_);
+  const DramDescription memory = Dram::describe(cfg.child("memory"));
+  dram_ = memory.spec;
+  capacity_ = memory.capacity;
+  const ControllerConfig& controller = memory.controller;
   pim_ = PimSpec::from_config(cfg.child("pim"), dram_);
   const std::string standard_key = lower(dram_.standard);
   const PimDevice::Options options{ctx.check_protocol(), false, nullptr};
@@ -157,8 +157,7 @@ void PimSystem::load_graph(std::shared_ptr<const OpGraph> graph) {
     if (task.on_pim || mapping_.host_on_dram_bus) hold(graph_->op(task.op));
   double bytes = 0;
   for (const TensorId t : held) bytes += static_cast<double>(graph_->tensor(t).bytes);
-  const ValidatedNode& organization = config().child("memory").child("organization");
-  require_capacity(MemoryCapacity{dram_.org.capacity_bytes(), organization.loc, organization.path}, bytes,
+  require_capacity(capacity_, bytes,
                    fmt::format("the weights and KV caches of {} that the PIM DRAM holds",
                                graph_->name.empty() ? "the workload" : graph_->name));
   if (context().analytic()) return;

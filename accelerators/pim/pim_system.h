@@ -1,10 +1,11 @@
-// Component kind `pim`: a PIM DRAM (memory/pim/: a `dram` node with PIM units beside its banks)
-// and the host that runs what the units cannot (PIM-GPT's ASIC, AttAcc's GPU, HBM-PIM's
-// processor), running operator graphs. The mapper (pim_mapper.h) sends GEMVs, decode attention
-// and element-wise operators to the units as command streams, issued cycle by cycle on the
-// DRAM's controllers under its timing, refresh and protocol checker (sim.check_protocol); the
-// host is a roofline (peak FLOP/s, its memory's bandwidth, a launch latency) with a link to the
-// PIM device where it is not on the DRAM's bus. Operators run one after another.
+// Component kind `pim`: a PIM DRAM (memory/pim/: the DRAM of its `memory` slot, a `dram` role
+// kind, with PIM units beside its banks) and the host that runs what the units cannot (PIM-GPT's
+// ASIC, AttAcc's GPU, HBM-PIM's processor), running operator graphs. The mapper (pim_mapper.h)
+// sends GEMVs, decode attention and element-wise operators to the units as command streams,
+// issued cycle by cycle on the DRAM's controllers under its timing, refresh and protocol checker
+// (sim.check_protocol); the host is a roofline (peak FLOP/s, its memory's bandwidth, a launch
+// latency) with a link to the PIM device where it is not on the DRAM's bus. Operators run one
+// after another.
 //
 // Results: per operator `<pim>.ops.<name>.{latency,on_pim,flops,pim_cycles}`; latency_s, flops,
 // achieved_tflops, pim_time_fraction in summary.json, and with `compare_without_pim: true`
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "accelerators/pim/pim_mapper.h"
+#include "memory/memory_capacity.h"
 #include "memory/pim/pim_device.h"
 #include "sim/analytic.h"
 #include "sim/component.h"
@@ -66,6 +68,7 @@ class PimSystem : public Component, public GraphTarget, public AnalyticModel {
   Host host_;
   PimMapping mapping_;
   DramSpec dram_;
+  MemoryCapacity capacity_;  // the DRAM's
   PimSpec pim_;
   std::unique_ptr<PimDevice> device_;
   std::unique_ptr<PimDevice> baseline_;  // compare_without_pim

@@ -77,6 +77,15 @@ ControllerConfig Dram::controller_config(const ValidatedNode& n, const DramSpec&
   return c;
 }
 
+DramDescription Dram::describe(const ValidatedNode& node) {
+  DramDescription d;
+  d.spec = DramSpec::from_config(node, node.params.quantity("clock"));
+  d.controller = controller_config(node.child("controller"), d.spec);
+  const ValidatedNode& o = node.child("organization");
+  d.capacity = MemoryCapacity{d.spec.org.capacity_bytes(), o.loc, o.path};
+  return d;
+}
+
 namespace {
 
 AddressMapping read_mapping(const ValidatedNode& n, const DramOrganization& org) {
@@ -104,6 +113,7 @@ KindSpec Dram::spec() {
   s.slot(SlotSpec{"controller", "queues, scheduling, page policy, refresh, address mapping", "section", "", false,
                   &controller_spec()});
   s.provides(kMemoryTargetRole);
+  s.provides(kDramRole);  // a design may model this DRAM itself (Dram::describe)
   return s;
 }
 

@@ -28,6 +28,21 @@
 
 namespace strata {
 
+// Role `dram`: a kind whose node describes a DRAM of one standard with the dram kind's keys
+// (standard, clock, organization, timing, power, controller); `dram` provides it, besides
+// memory_target. A design that models that DRAM itself instead of building it as a child (pim:
+// the PIM device is the DRAM with units beside its banks) takes it in a slot requiring this role,
+// so the schema refuses every other kind at its `kind:` key (file, line, exit 2), and reads it
+// with Dram::describe().
+inline constexpr const char* kDramRole = "dram";
+
+// What a `dram` role node describes.
+struct DramDescription {
+  DramSpec spec;                // at the node's clock as written (not rounded to whole hertz)
+  ControllerConfig controller;  // its controller section, checked against the standard
+  MemoryCapacity capacity;      // its organization's bytes, at the organization's keys
+};
+
 class Dram : public Component, public MemoryTarget, public AnalyticMemory, public BoundedMemory {
  public:
   static KindSpec spec();
@@ -57,6 +72,8 @@ class Dram : public Component, public MemoryTarget, public AnalyticMemory, publi
   // The controller section of a validated dram node; throws InputError for settings the
   // standard does not have (per-bank refresh on DDR4) or that contradict each other.
   static ControllerConfig controller_config(const ValidatedNode& controller, const DramSpec& spec);
+  // The `dram` role's interface: the DRAM a validated node of a kind providing it describes.
+  static DramDescription describe(const ValidatedNode& node);
 
  private:
   struct Channel;

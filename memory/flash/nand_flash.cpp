@@ -79,6 +79,7 @@ KindSpec NandFlash::spec() {
                   &organization_section()});
   s.slot(SlotSpec{"timing", "array and channel-bus timing", "section", "", false, &timing_section()});
   s.provides(kMemoryTargetRole);
+  s.provides(kNandFlashRole);  // a design may run its controller (flash_device.h)
   return s;
 }
 

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "memory/flash/flash_device.h"
 #include "memory/flash/flash_timeline.h"
 #include "memory/memory_capacity.h"
 #include "sim/component.h"
@@ -24,7 +25,7 @@
 
 namespace strata {
 
-class NandFlash : public Component, public MemoryTarget, public AnalyticMemory, public BoundedMemory {
+class NandFlash : public Component, public MemoryTarget, public AnalyticMemory, public NandFlashDevice {
  public:
   static KindSpec spec();
   NandFlash(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx);
@@ -42,14 +43,11 @@ class NandFlash : public Component, public MemoryTarget, public AnalyticMemory, 
   void account_analytic(const AnalyticTransfer& t) override;
   void finalize(const sc_core::sc_time& end) override;
 
-  // For a flash controller that schedules its own operations (read-computes, sliced reads)
-  // through timeline() and so sends no TLM request: binds the socket to an idle initiator the
-  // flash keeps (SystemC needs every socket bound).
-  FlashTimeline& direct_controller(SimContext& ctx);
-  FlashTimeline& timeline() { return timeline_; }
-  // Counts the pages sensed and the channel bytes of operations a controller scheduled through
-  // timeline() (it prices its own arithmetic).
-  void count_direct(std::uint64_t pages, std::uint64_t channel_bytes);
+  // The nand_flash role (flash_device.h): a flash controller that schedules its own operations
+  // (read-computes, sliced reads) through timeline() and so sends no TLM request.
+  FlashTimeline& direct_controller(SimContext& ctx) override;
+  FlashTimeline& timeline() override { return timeline_; }
+  void count_direct(std::uint64_t pages, std::uint64_t channel_bytes) override;
 
  private:
   bool accept(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);

@@ -57,5 +57,28 @@ TEST(InstInferRuns, KvCacheMustFitEachDrivesFlash) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("r")));
 }
 
+// The drives' flash takes a kind with the `nand_flash` role (each drive's engine runs its
+// controller), the host one with `package_device`: another kind is refused by the schema at its
+// `kind:` key, one line with file, line and key, exit 2, no result.
+TEST(InstInferRuns, RoleSlotsRefuseKindsOfAnotherRole) {
+  TempDir dir;
+  const std::string hw = source_path("configs/hardware/chiplet/instinfer-a100.yaml");
+  const auto run = [&](const std::string& slot, const std::string& kind) {
+    const std::string exp = dir.write("wrong.yaml", "name: wrong\nseed: 1\nhardware:\n  extends: " + hw + "\n  " +
+                                                        slot + ":\n    kind: " + kind +
+                                                        "\nworkload:\n  kind: gemm\n  m: 1\n  n: 256\n  k: 256\n");
+    const CommandResult r = run_strata("run -q '" + exp + "' -o '" + dir.file("r") + "'");
+    EXPECT_EQ(r.code, 2) << slot << " " << kind;
+    EXPECT_CONTAINS(r.err, "wrong.yaml:6:");
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+    return r.err;
+  };
+  EXPECT_CONTAINS(run("csd_flash", "dram"),
+                  "hardware.csd_flash.kind: kind 'dram' cannot be used here: this slot needs a nand_flash");
+  EXPECT_CONTAINS(run("host", "nand_flash"),
+                  "hardware.host.kind: kind 'nand_flash' cannot be used here: this slot needs a package_device");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r")));
+}
+
 }  // namespace
 }  // namespace strata::testing

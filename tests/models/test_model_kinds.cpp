@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accelerators/builtin_kinds.h"
+#include "memory/dram/dram.h"
 #include "models/register_kinds.h"
 #include "models/vector/vector_unit.h"
 #include "sim/app/runner.h"
@@ -40,6 +41,20 @@ class TracedVectorUnit : public strata::VectorUnit {
     ++built;
   }
   static inline int built = 0;
+};
+
+// A kind that says it provides memory_target (with the dram kind's keys) but does not implement
+// MemoryTarget: a programming error that Component::build_child<MemoryTarget> reports.
+class OpaqueMemory : public strata::Component {
+ public:
+  static strata::KindSpec spec() {
+    strata::KindSpec s = strata::Dram::spec();
+    s.name = "opaque_memory";
+    s.description = "claims the memory_target role without its interface";
+    return s;
+  }
+  OpaqueMemory(sc_core::sc_module_name n, const strata::ValidatedNode& cfg, strata::SimContext& ctx)
+      : Component(n, cfg, ctx) {}
 };
 
 }  // namespace
@@ -79,4 +94,24 @@ TEST(ModelKinds, ANewKindThatProvidesTheRolePlugsIn) {
   EXPECT_EQ(TracedVectorUnit::built, 1);  // the edge NPU has one core
   const auto stats = nlohmann::json::parse(strata::testing::read_file(d.file("out/stats.json")));
   EXPECT_GT(stats["hardware"]["core0"]["vector"]["energy"]["total"]["value"].get<double>(), 0);
+}
+
+// Designs get a role slot's child as the role's interface through build_child<I>, which casts in
+// one place: a kind that provides the role without implementing the interface stops the build
+// with a logic_error naming the slot, the kind and the role (not a null pointer in the design).
+TEST(ModelKinds, AKindThatProvidesARoleWithoutItsInterfaceIsAProgrammingError) {
+  strata::Registry registry;
+  strata::register_builtin_kinds(registry);
+  registry.add_component<OpaqueMemory>();
+  const auto exp = strata::resolve_experiment(kGcn, {"hardware.memory.kind=opaque_memory"}, registry);
+  strata::testing::TempDir d;
+  strata::RunOptions options;
+  options.output_dir = d.file("out");
+  try {
+    strata::run_experiment(exp, registry, options);
+    ADD_FAILURE() << "no error";
+  } catch (const std::logic_error& e) {
+    EXPECT_CONTAINS(std::string(e.what()), "hardware.memory: kind opaque_memory provides role memory_target but does "
+                                           "not implement its interface");
+  }
 }

@@ -134,6 +134,25 @@ TEST(PimRuns, BadInputsNameTheKey) {
   EXPECT_FALSE(std::ifstream(dir.file("res/summary.json")).good());
 }
 
+// The memory slot takes a kind with the `dram` role (the PIM models that DRAM itself): any other
+// kind is refused by the schema at its `kind:` key, one line with file, line and key, exit 2,
+// no result. Before, the design compared the kind's name after elaboration.
+TEST(PimRuns, MemorySlotRefusesAKindWithoutTheDramRole) {
+  TempDir dir;
+  const std::string hw = source_path("configs/hardware/pim/hbm-pim.yaml");
+  for (const std::string kind : {"simple_memory", "nand_flash"}) {
+    const std::string exp = dir.write("wrong.yaml", "name: wrong\nseed: 1\nhardware:\n  extends: " + hw +
+                                                        "\n  memory:\n    kind: " + kind +
+                                                        "\nworkload:\n  kind: gemm\n  m: 1\n  n: 256\n  k: 256\n");
+    const CommandResult r = run_strata("run -q '" + exp + "' -o '" + dir.file("res") + "'");
+    EXPECT_EQ(r.code, 2) << kind;
+    EXPECT_CONTAINS(r.err, "wrong.yaml:6:");
+    EXPECT_CONTAINS(r.err, "hardware.memory.kind: kind '" + kind + "' cannot be used here: this slot needs a dram");
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+    EXPECT_FALSE(std::ifstream(dir.file("res/summary.json")).good());
+  }
+}
+
 // A host's bandwidths must be positive (0 on the link: a host on the DRAM's bus), the weights
 // must fit the PIM DRAM, and a step that would end past what SystemC's clock can represent fails
 // the run: each is one line naming the key, exit 2, no result. Before, 0 and -1 GB/s were read
