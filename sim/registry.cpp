@@ -108,4 +108,17 @@ std::string describe_kind(const KindSpec& spec) {
   return out;
 }
 
+void Registry::add_sim_option(ParamSpec option) {
+  if (!composed_.empty())
+    throw std::logic_error("sim option '" + option.name + "' added after an experiment was validated");
+  sim_options_.push_back(std::move(option));
+}
+
+const KindSpec& Registry::composed_section(const std::string& name,
+                                           const std::function<KindSpec(const Registry&)>& make) const {
+  auto it = composed_.find(name);
+  if (it == composed_.end()) it = composed_.emplace(name, std::make_unique<KindSpec>(make(*this))).first;
+  return *it->second;
+}
+
 }  // namespace strata

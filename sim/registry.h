@@ -62,6 +62,15 @@ class Registry : public KindCatalog {
     return std::any_cast<const Factory<Base>&>(entry(node.spec->category, node.spec->name).other)(node);
   }
 
+  // A `sim.*` option a folder adds for its designs (the GPU's `sample`): validated and hashed
+  // with the experiment's sim section, documented by `strata list`, read in a run with
+  // SimContext::sim_options(). Options are added before the first experiment is validated.
+  void add_sim_option(ParamSpec option);
+  const std::vector<ParamSpec>& sim_options() const { return sim_options_; }
+  // A section spec composed from what is registered (the experiment's, with the sim options),
+  // made by `make` on first use and kept here: validated trees point to their specs.
+  const KindSpec& composed_section(const std::string& name, const std::function<KindSpec(const Registry&)>& make) const;
+
   // `strata` subcommands and `strata run` importers, in the order they were added.
   void add_command(CliCommand command);
   void add_run_importer(RunImporter importer);
@@ -96,6 +105,8 @@ class Registry : public KindCatalog {
   const ComponentFactory& component_factory(const ValidatedNode& cfg) const;
   const Entry& entry(const std::string& category, const std::string& name) const;
   std::map<std::string, std::map<std::string, Entry>> entries_;  // category -> name -> entry
+  std::vector<ParamSpec> sim_options_;
+  mutable std::map<std::string, std::unique_ptr<KindSpec>> composed_;
   std::vector<CliCommand> commands_;
   std::vector<RunImporter> importers_;
   TechSections tech_sections_;

@@ -12,6 +12,7 @@
 
 #include "sim/input_error.h"
 #include "sim/reuse.h"
+#include "sim/schema.h"
 #include "sim/stats.h"
 #include "sim/timeline.h"
 
@@ -52,10 +53,14 @@ class SimContext {
   // and repeats the second for the rest (sim/reuse.h), through repeater().
   bool reuse_layers() const { return reuse_layers_; }
   void set_reuse_layers(bool on) { reuse_layers_ = on; }
-  // sim.sample: waves. A cycle-level GPU counts a measured wave of a kernel's CTAs again for its
-  // later whole waves (accelerators/gpu/gpu.h, WaveSample), through repeater().
-  bool sample_waves() const { return sample_waves_; }
-  void set_sample_waves(bool on) { sample_waves_ = on; }
+  // Whether the run may count measured work again instead of simulating it (sim.reuse and the
+  // sampling options designs add, such as the GPU's sim.sample): cycle level without a max_time.
+  bool may_repeat_measured() const { return may_repeat_measured_; }
+  void set_may_repeat_measured(bool on) { may_repeat_measured_ = on; }
+  // The experiment's sim section: the options a design added (Registry::add_sim_option) are read
+  // here by name (`sim_options().string("sample")`). Set by the runner before the hardware is made.
+  const Params& sim_options() const { return sim_options_ ? *sim_options_ : no_options_; }
+  void set_sim_options(const Params& sim) { sim_options_ = &sim; }
   SpanRepeater& repeater() { return repeater_; }
   // sim.max_time in seconds (0: none). A model that runs ahead of SystemC time in one step (a
   // GPU's compute-only kernel) stops there, as the runner does.
@@ -103,7 +108,9 @@ class SimContext {
   bool check_protocol_ = false;
   bool analytic_ = false;
   bool reuse_layers_ = false;
-  bool sample_waves_ = false;
+  bool may_repeat_measured_ = false;
+  const Params* sim_options_ = nullptr;
+  Params no_options_;
   double time_limit_s_ = 0;
   StatsRegistry stats_;
   Timeline timeline_;

@@ -7,10 +7,10 @@
 
 #include <memory>
 
+#include "accelerators/gpu/accelsim_trace.h"
 #include "sim/schema.h"
 #include "sim/sim_context.h"
 #include "sim/workload.h"
-#include "workloads/gpu/accelsim_trace.h"
 
 namespace strata {
 

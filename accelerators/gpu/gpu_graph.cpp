@@ -76,7 +76,7 @@ void Gpu::load_graph(std::shared_ptr<const OpGraph> graph) {
   if (!host_) {  // in a package, summary.json is the package's
     ctx.report("simulated_layers", stat_name("reuse.simulated_layers"));
     ctx.report("reused_layers", stat_name("reuse.reused_layers"));
-    if (ctx.sample_waves()) ctx.report("skipped_ctas", stat_name("sample.skipped_ctas"));
+    if (sample_waves()) ctx.report("skipped_ctas", stat_name("sample.skipped_ctas"));
     ctx.report("latency_s", stat_name("latency"));
     ctx.report("flops", stat_name("flops"));
     ctx.report("achieved_tflops", stat_name("achieved_tflops"));

@@ -299,4 +299,17 @@ KindSpec gpu_spec() {
   return s;
 }
 
+ParamSpec sample_option() {
+  return param::choice("sample", {"none", "waves"},
+                       "waves: where a cycle-level GPU runs a kernel of an operator graph whose grid holds four or "
+                       "more waves of identical CTAs, it simulates wave by wave until two consecutive waves after "
+                       "the first complete within 3% of each other's rate, counts those two again for the later "
+                       "whole waves (timing, energy and statistics; summary key skipped_ctas), and simulates the "
+                       "wave in flight and the last partial wave. none: "
+                       "simulate every CTA (as analytic runs, runs with a max_time and the GPUs of a package do). "
+                       "docs/performance.md gives the error against full simulation (within 1% on latency and "
+                       "energy on the shipped GEMMs)")
+      .def("waves");
+}
+
 }  // namespace strata

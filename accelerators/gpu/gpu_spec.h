@@ -18,5 +18,7 @@ void check_gpu_config(const ValidatedNode& cfg);
 SmLimits read_limits(const Params& sm);
 SmTiming read_timing(const Params& sm, const Params& tensor_core);
 L2Config read_l2(const Params& l2);
+// `sim.sample`, the option the GPU adds to the experiment's sim section (register_kinds.cpp).
+ParamSpec sample_option();
 
 }  // namespace strata

@@ -209,7 +209,8 @@ int cmd_list(const std::string& kind, const Registry& registry) {
     for (const KindSpec* spec : registry.kinds(category)) fmt::print("\n{}", describe_kind(*spec));
     fmt::print("\n");
   }
-  fmt::print("experiment keys:\n\n{}\n{}", describe_kind(experiment_spec()), describe_kind(sim_section_spec()));
+  fmt::print("experiment keys:\n\n{}\n{}", describe_kind(experiment_spec(registry)),
+             describe_kind(sim_section_spec(registry)));
   return 0;
 }
 

@@ -11,8 +11,8 @@
 
 namespace strata {
 
-const KindSpec& sim_section_spec() {
-  static const KindSpec spec = [] {
+const KindSpec& sim_section_spec(const Registry& registry) {
+  return registry.composed_section("sim", [](const Registry& r) {
     KindSpec s;
     s.name = "sim";
     s.category = "section";
@@ -48,16 +48,6 @@ const KindSpec& sim_section_spec() {
                         "docs/performance.md gives the error (within 0.5% on the shipped decodes) and when reuse is "
                         "not exact")
               .def("layers"));
-    s.add(param::choice("sample", {"none", "waves"},
-                        "waves: where a cycle-level GPU runs a kernel of an operator graph whose grid holds four or "
-                        "more waves of identical CTAs, it simulates wave by wave until two consecutive waves after "
-                        "the first complete within 3% of each other's rate, counts those two again for the later "
-                        "whole waves (timing, energy and statistics; summary key skipped_ctas), and simulates the "
-                        "wave in flight and the last partial wave. none: "
-                        "simulate every CTA (as analytic runs, runs with a max_time and the GPUs of a package do). "
-                        "docs/performance.md gives the error against full simulation (within 1% on latency and "
-                        "energy on the shipped GEMMs)")
-              .def("waves"));
     s.add(param::boolean("check_protocol",
                          "verify every DRAM command against the standard's timing and state rules, and every "
                          "TLM-2.0 link between components against the base protocol; the run stops at the first "
@@ -68,13 +58,13 @@ const KindSpec& sim_section_spec() {
                         "progress on stderr: auto shows it on a terminal for runs longer than 2 s")
               .def("auto")
               .no_effect_on_results());
+    for (const ParamSpec& option : r.sim_options()) s.add(option);  // the designs' own (Registry::add_sim_option)
     return s;
-  }();
-  return spec;
+  });
 }
 
-const KindSpec& experiment_spec() {
-  static const KindSpec spec = [] {
+const KindSpec& experiment_spec(const Registry& registry) {
+  return registry.composed_section("experiment", [](const Registry& r) {
     KindSpec s;
     s.name = "experiment";
     s.category = "section";
@@ -83,13 +73,12 @@ const KindSpec& experiment_spec() {
     s.add(param::string("description", "free text").def("").no_effect_on_results());
     s.add(param::integer("seed", "seed of every random stream in the run").def("1").range("0", "9223372036854775807"));
     s.add(tech_param());
-    s.slot(SlotSpec{"sim", "simulation options", "section", "", false, &sim_section_spec()});
+    s.slot(SlotSpec{"sim", "simulation options", "section", "", false, &sim_section_spec(r)});
     s.slot(SlotSpec{"hardware", "the design to simulate (needed by `strata run`, not by `strata workload info`)",
                     "component", "", false, nullptr});
     s.slot(SlotSpec{"workload", "the workload that runs on the design", "workload", "", true, nullptr});
     return s;
-  }();
-  return spec;
+  });
 }
 
 void check_result_name(const std::string& name, const SourceLoc& where, const std::string& key) {
@@ -122,7 +111,7 @@ ResolvedExperiment resolve_experiment_config(ConfigNode config, const std::strin
   if (!r.config.find("name")) {
     r.config.set("name", ConfigNode::scalar(std::filesystem::path(source).stem().string(), SourceLoc{source}));
   }
-  r.root = validate(r.config, experiment_spec(), "", registry);
+  r.root = validate(r.config, experiment_spec(registry), "", registry);
   r.name = r.root.params.string("name");
   check_result_name(r.name, r.root.params.where("name"), "name");
   r.hash = config_hash(r.root);

@@ -5,7 +5,7 @@
 //   name         string   experiment name; names results/<name>/ (default: the file's stem)
 //   description  string   free text, kept in config.yaml (no effect on results or the hash)
 //   seed         int      seed of every random stream in the run (default 1)
-//   sim          section  simulation options, see sim_section_spec()
+//   sim          section  simulation options, see sim_section_spec() and the options designs add
 //   hardware     kind     the design: a component kind with its parameters and children (needed
 //                         to run; an experiment without one can still be characterized)
 //   workload     kind     what runs on it: a workload kind with its parameters
@@ -21,8 +21,10 @@ namespace strata {
 
 class Registry;
 
-const KindSpec& experiment_spec();
-const KindSpec& sim_section_spec();
+// The experiment's schema and its `sim` section, with the sim options the registry's folders
+// added (Registry::add_sim_option); kept by the registry.
+const KindSpec& experiment_spec(const Registry& registry);
+const KindSpec& sim_section_spec(const Registry& registry);
 
 struct ResolvedExperiment {
   std::string source;  // the experiment file as given

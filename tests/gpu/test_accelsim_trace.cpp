@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "accelerators/gpu/accelsim_trace.h"
 #include "test_util.h"
-#include "workloads/gpu/accelsim_trace.h"
 
 namespace strata::testing {
 namespace {

@@ -6,10 +6,12 @@
 
 #include "accelerators/builtin_kinds.h"
 #include "sim/app/cli.h"
+#include "sim/app/experiment.h"
 #include "sim/cli_extension.h"
 #include "sim/component.h"
 #include "sim/registry.h"
 #include "sim/simulated_time.h"
+#include "test_util.h"
 
 namespace {
 
@@ -141,6 +143,35 @@ TEST(Registry, RoleMismatchIsAnInputError) {
               std::string::npos)
         << e.what();
   }
+}
+
+// A design's own sim.* option (the GPU's `sample`): validated, defaulted and hashed with the
+// sim section where its folder registered it, an unknown key where not.
+TEST(Registry, SimOptionsAreThoseTheFoldersAdd) {
+  strata::testing::TempDir dir;
+  const std::string exp = dir.write("e.yaml", "name: e\nsim: {widget_mode: slow}\nworkload: {kind: widget_load}\n");
+  strata::Registry with, without;
+  for (strata::Registry* r : {&with, &without}) {
+    strata::KindSpec load;
+    load.name = "widget_load";
+    load.category = "workload";
+    r->add_workload(load, nullptr);
+  }
+  with.add_sim_option(strata::param::choice("widget_mode", {"fast", "slow"}, "how widgets run").def("fast"));
+  const strata::ResolvedExperiment a = strata::resolve_experiment(exp, {}, with);
+  EXPECT_EQ(a.root.child("sim").params.string("widget_mode"), "slow");
+  const strata::ResolvedExperiment b = strata::resolve_experiment(exp, {"sim.widget_mode=fast"}, with);
+  EXPECT_NE(a.hash, b.hash);
+  EXPECT_NE(strata::describe_kind(strata::sim_section_spec(with)).find("widget_mode"), std::string::npos);
+  try {
+    strata::resolve_experiment(exp, {}, without);
+    FAIL() << "an option no folder added was accepted";
+  } catch (const strata::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("e.yaml:2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sim.widget_mode"), std::string::npos) << e.what();
+  }
+  // Validated trees point to the composed section: options come before the first experiment.
+  EXPECT_THROW(with.add_sim_option(strata::param::boolean("late", "added too late").def("false")), std::logic_error);
 }
 
 namespace {

@@ -1,4 +1,4 @@
-#include "workloads/gpu/accelsim_trace.h"
+#include "accelerators/gpu/accelsim_trace.h"
 
 #include <algorithm>
 #include <array>
