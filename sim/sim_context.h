@@ -51,8 +51,7 @@ class SimContext {
   void set_analytic(bool on) { analytic_ = on; }
   // sim.reuse: layers. A cycle-level model simulates each run of identical layers' first two
   // and repeats the second for the rest (sim/reuse.h), through repeater().
-  bool reuse_layers() const { return reuse_layers_; }
-  void set_reuse_layers(bool on) { reuse_layers_ = on; }
+  bool reuse_layers() const { return may_repeat_with("reuse", "layers"); }
   // Whether the run may count measured work again instead of simulating it (sim.reuse and the
   // sampling options designs add, such as the GPU's sim.sample): cycle level without a max_time.
   bool may_repeat_measured() const { return may_repeat_measured_; }
@@ -61,6 +60,12 @@ class SimContext {
   // here by name (`sim_options().string("sample")`). Set by the runner before the hardware is made.
   const Params& sim_options() const { return sim_options_ ? *sim_options_ : no_options_; }
   void set_sim_options(const Params& sim) { sim_options_ = &sim; }
+  // Whether the run may repeat measured work and sim option `option` is `value` (sim.reuse:
+  // layers; the GPU's sim.sample: waves).
+  bool may_repeat_with(const std::string& option, const std::string& value) const {
+    const Params& sim = sim_options();
+    return may_repeat_measured_ && sim.has(option) && sim.string(option) == value;
+  }
   SpanRepeater& repeater() { return repeater_; }
   // sim.max_time in seconds (0: none). A model that runs ahead of SystemC time in one step (a
   // GPU's compute-only kernel) stops there, as the runner does.
@@ -107,7 +112,6 @@ class SimContext {
   double stats_window_s_;
   bool check_protocol_ = false;
   bool analytic_ = false;
-  bool reuse_layers_ = false;
   bool may_repeat_measured_ = false;
   const Params* sim_options_ = nullptr;
   Params no_options_;

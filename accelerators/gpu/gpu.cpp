@@ -285,10 +285,7 @@ void Gpu::issue_dram(int port) {
 }
 
 // SchedulerHost: sim.sample: waves' spans, marked and counted again by the SpanRepeater.
-bool Gpu::sample_waves() const {
-  const Params& sim = context().sim_options();
-  return context().may_repeat_measured() && sim.has("sample") && sim.string("sample") == "waves";
-}
+bool Gpu::sample_waves() const { return context().may_repeat_with("sample", "waves"); }
 
 namespace {
 // The GPU's side of a span: every statistic then, and the SMs' counts.

@@ -153,7 +153,6 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
   // A time limit bounds the time simulated; repeats would report past it, so a limited run
   // simulates everything.
   ctx.set_may_repeat_measured(!analytic && !(sim.quantity("max_time") > 0));
-  ctx.set_reuse_layers(ctx.may_repeat_measured() && sim.string("reuse") == "layers");
   ctx.set_sim_options(sim);
   ctx.set_time_limit_s(analytic ? 0 : sim.quantity("max_time"));
   const bool timeline = options.timeline.value_or(sim.flag("timeline"));
