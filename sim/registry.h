@@ -8,6 +8,7 @@
 #pragma once
 
 #include <any>
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,6 +23,12 @@ namespace strata {
 
 class Component;
 class Workload;
+
+// Kinds of category "part" are SystemC-free models a component makes from a role slot and
+// instantiates as it needs (the GPU's SM, tensor core and L2: `make<SmPart>(node)`); they are
+// registered with add_kind and listed by `strata list` with components and workloads.
+inline constexpr const char* kPartCategory = "part";
+inline constexpr std::array<const char*, 3> kListedCategories{"component", "workload", kPartCategory};
 class SimContext;
 
 class Registry : public KindCatalog {

@@ -81,7 +81,7 @@ struct KindSpec;
 struct SlotSpec {
   std::string name;
   std::string description;
-  std::string category;  // "component" or "workload"
+  std::string category;  // "component", "workload" or "part" (sim/registry.h)
   std::string role;      // required role of the child kind; empty = any
   bool required = true;
   const KindSpec* fixed = nullptr;
@@ -92,7 +92,7 @@ struct SlotSpec {
 
 struct KindSpec {
   std::string name;
-  std::string category;     // "component", "workload" or "section"
+  std::string category;     // "component", "workload", "part" or "section"
   std::string description;  // one line
   std::vector<ParamSpec> params;
   std::vector<SlotSpec> slots;
@@ -168,6 +168,9 @@ struct ValidatedNode {
   bool default_kind = false;  // its kind is its slot's default (canonical() leaves `kind` out)
 
   const ValidatedNode& child(const std::string& slot) const;
+  // Where key `name` was written (or defaulted); the node's own place when its kind has no such
+  // key (a swapped kind in a role slot).
+  const SourceLoc& where(const std::string& name) const { return params.has(name) ? params.where(name) : loc; }
   // The canonical, path-independent form that the config hash is taken over: sorted keys,
   // quantities in base units, files by content hash, no-effect parameters left out.
   nlohmann::json canonical() const;

@@ -101,7 +101,7 @@ void AccelSimTraceWorkload::bind(Component& hardware) {
   const SmTiming& t = gpu.timing();
   if (t.dependences == SmTiming::Dependences::ControlBits) {
     const ValidatedNode& sm = hardware.config().child("sm");
-    throw InputError(sm.params.where("dependences"), hardware.config().path + ".sm.dependences",
+    throw InputError(sm.where("dependences"), hardware.config().path + ".sm.dependences",
                      "an Accel-Sim trace carries no compiler control bits: set dependences: scoreboard to run one");
   }
   // What the GPU would refuse only once the kernel runs, refused here, naming the kernel.

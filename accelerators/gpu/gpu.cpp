@@ -8,10 +8,12 @@
 #include <fmt/format.h>
 
 #include "accelerators/gpu/gpu_analytic.h"
+#include "accelerators/gpu/gpu_parts.h"
 #include "sim/input_error.h"
 #include "sim/interrupt.h"
 #include "sim/kernel.h"
 #include "sim/ports.h"
+#include "sim/registry.h"
 
 namespace strata {
 
@@ -22,8 +24,6 @@ Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
       sms_(static_cast<int>(params().integer("sms"))),
       max_cluster_(static_cast<int>(params().integer("max_cluster_size"))),
       kernel_launch_(static_cast<std::uint64_t>(params().integer("kernel_launch"))),
-      limits_(read_limits(cfg.child("sm").params)),
-      timing_(read_timing(cfg.child("sm").params, cfg.child("tensor_core").params)),
       kernels_(counter("kernels", "kernels", "kernels run")),
       ctas_(counter("ctas", "CTAs", "CTAs run")),
       skipped_ctas_(counter("sample.skipped_ctas", "CTAs",
@@ -31,22 +31,27 @@ Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
       warp_instructions_(counter("warp_instructions", "instructions", "warp instructions issued")),
       sm_busy_cycles_(counter("sm_busy_cycles", "cycles", "SM-cycles with a CTA resident, summed over SMs")) {
   check_gpu_config(cfg);
-  const Params& sm = cfg.child("sm").params;
+  const Registry& registry = ctx.registry();
+  const auto sm = registry.make<SmPart>(cfg.child("sm"));
+  const auto tensor_core = registry.make<TensorCorePart>(cfg.child("tensor_core"));
+  limits_ = sm->limits();
+  sm->time(timing_);
+  tensor_core->time(timing_);
+  tensor_base_macs_ = tensor_core->base_macs_per_cycle();
+  l2_config_ = registry.make<L2Part>(cfg.child("l2"))->config();
   const bool memory = cfg.children.count("memory") != 0;
-  const Params& l2 = cfg.child("l2").params;
-  const L2Config l2_config = read_l2(l2);
   try {
     scheduler_ = std::make_unique<GpuScheduler>(static_cast<SchedulerHost&>(*this), limits_, timing_,
                                                 gpc_sizes(sms_, static_cast<int>(params().integer("gpcs"))),
                                                 max_cluster_, kernel_launch_,
-                                                memory ? static_cast<std::uint64_t>(GpuL2::lookahead(l2_config)) : 0);
+                                                memory ? static_cast<std::uint64_t>(GpuL2::lookahead(l2_config_)) : 0);
   } catch (const std::invalid_argument& e) {
-    throw InputError(sm.where("l1_ways"), cfg.path + ".sm.l1_ways", e.what());
+    throw InputError(cfg.child("sm").where("l1_ways"), cfg.path + ".sm.l1_ways", e.what());
   }
   if (memory) {
     try {
       l2_ = std::make_unique<GpuL2>(
-          l2_config, sms_,
+          l2_config_, sms_,
           [this](int s, std::uint64_t id, std::uint64_t cycle) { scheduler_->core(s).complete(id, cycle); },
           [this](std::uint64_t cycle, std::uint64_t address, std::uint32_t bytes, bool write, std::uint64_t tag) {
             DramPort& p = *dram_ports_[static_cast<std::size_t>(dram_->queue_of(address))];
@@ -54,7 +59,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
             p.queued.notify(sc_core::SC_ZERO_TIME);
           });
     } catch (const std::invalid_argument& e) {
-      throw InputError(l2.where("size"), cfg.path + ".l2.size", e.what());
+      throw InputError(cfg.child("l2").where("size"), cfg.path + ".l2.size", e.what());
     }
     for (auto& core : scheduler_->cores()) core->connect([this](const GlobalAccess& a) { window_.push_back(a); });
     memory_component_ = build_child("memory");
@@ -97,8 +102,8 @@ void Gpu::declare_costs() {
   add_area("register_files", rf.area_mm2 * subs * sms, rf.leakage_w * subs * sms);
   // Shared memory: 32 banks of 4 B, one wavefront (1024 bits) an access.
   if (limits_.shared_bytes > 0) {
-    const SramCost shared = t.sram(static_cast<double>(limits_.shared_bytes), timing_.shared_banks * timing_.bank_bytes * 8,
-                                   timing_.shared_banks);
+    const SramCost shared = t.sram(static_cast<double>(limits_.shared_bytes),
+                                   timing_.shared_banks * timing_.bank_bytes * 8, timing_.shared_banks);
     events_.shared = &energy_event("shared_wavefront", shared.read_j, "shared-memory wavefronts");
     add_area("shared_memory", shared.area_mm2 * sms, shared.leakage_w * sms);
   }
@@ -109,9 +114,8 @@ void Gpu::declare_costs() {
     add_area("l1", l1.area_mm2 * sms, l1.leakage_w * sms);
   }
   if (l2_) {
-    const Params& l2 = config().child("l2").params;
-    const double slices = static_cast<double>(l2.integer("slices"));
-    const SramCost slice = t.sram(l2.quantity("size") / slices, kSectorBytes * 8, 1);
+    const double slices = l2_config_.slices;
+    const SramCost slice = t.sram(static_cast<double>(l2_config_.bytes) / slices, kSectorBytes * 8, 1);
     events_.l2 = &energy_event("l2_sector", slice.read_j, "L2 sectors read, written and filled");
     add_area("l2", slice.area_mm2 * slices, slice.leakage_w * slices);
   }
@@ -129,7 +133,7 @@ void Gpu::declare_costs() {
   events_.sfu = lanes("sfus", t.op("sfu.fp32"), timing_.sfu_lanes, "special-function lane operations");
   // Tensor cores: a lane that does r MACs of a format a cycle has r multipliers; the lane is
   // sized for the format that needs the most silicon.
-  const double base = static_cast<double>(config().child("tensor_core").params.integer("macs_per_cycle"));
+  const double base = tensor_base_macs_;
   double lane_mm2 = 0, lane_leak = 0;
   for (const auto& [format, macs] : timing_.tensor_macs) {
     const UnitCost mac = t.mac(format);
@@ -184,15 +188,14 @@ KernelRun Gpu::evaluate(const KernelLaunch& kernel) {
   const double hz = static_cast<double>(clock().frequency_hz());
   AnalyticMemory* dram = dram_ ? &analytic_memory(*dram_, memory_component_->config()) : nullptr;
   if (l2_) {
-    const Params& l2 = config().child("l2").params;
+    const L2Config& l2 = l2_config_;
     m.l1_bytes = timing_.l1_bytes;
     m.l1_latency = timing_.l1_latency;
-    m.l2_bytes = static_cast<std::uint64_t>(l2.quantity("size"));
+    m.l2_bytes = l2.bytes;
     // Half the slices are in the other partition: half the far penalty on average.
-    m.l2_latency = static_cast<double>(l2.integer("latency")) + static_cast<double>(l2.integer("far_latency")) / 2;
-    m.dram_latency =
-        m.l2_latency + 2.0 * static_cast<double>(l2.integer("dram_latency")) + dram->unloaded_latency(false) * hz;
-    m.l2_bytes_per_cycle = static_cast<double>(l2.integer("slices") * l2.integer("slice_sectors") * kSectorBytes);
+    m.l2_latency = static_cast<double>(l2.latency) + static_cast<double>(l2.far_latency) / 2;
+    m.dram_latency = m.l2_latency + 2.0 * static_cast<double>(l2.dram_latency) + dram->unloaded_latency(false) * hz;
+    m.l2_bytes_per_cycle = static_cast<double>(l2.slices * l2.slice_sectors * kSectorBytes);
     m.dram_bytes_per_cycle = dram->sustained_bandwidth() / hz;
   }
   KernelEstimate e;
@@ -477,7 +480,8 @@ void Gpu::finalize(const sc_core::sc_time& end) {
           .add(total.by_op[op]);
   for (const auto& [f, n] : total.tensor_macs)
     counter(fmt::format("tensor_macs.{}", f), "MACs", fmt::format("tensor-core MACs in {}", f)).add(n);
-  counter("shared_wavefronts", "wavefronts", "shared-memory wavefronts (one access per bank each)").add(total.shared_wavefronts);
+  counter("shared_wavefronts", "wavefronts", "shared-memory wavefronts (one access per bank each)")
+      .add(total.shared_wavefronts);
   counter("shared_bytes", "B", "bytes moved by shared-memory instructions").add(total.shared_bytes);
   if (total.dsm_bytes > 0)
     counter("dsm_bytes", "B",

@@ -146,8 +146,11 @@ class Gpu : public Component,
   int sms_;
   int max_cluster_;
   std::uint64_t kernel_launch_;
+  // What the sm, tensor_core and l2 parts (gpu_parts.h) give.
   SmLimits limits_;
   SmTiming timing_;
+  double tensor_base_macs_ = 0;  // dense FP16 MACs per cycle per sub-core: sizes the tensor lanes
+  L2Config l2_config_;
   std::unique_ptr<GpuScheduler> scheduler_;
   std::unique_ptr<Component> memory_component_;  // the DRAM behind the L2 (optional)
   MemoryTarget* dram_ = nullptr;

@@ -23,9 +23,8 @@ GpuKernelTarget Gpu::kernel_target() const {
   t.gpcs = scheduler_->gpcs();
   t.max_cluster = max_cluster_;
   if (l2_) {
-    const Params& l2 = config().child("l2").params;
-    t.l2_bytes = static_cast<std::uint64_t>(l2.quantity("size"));
-    t.l2_bytes_per_cycle = static_cast<double>(l2.integer("slices") * l2.integer("slice_sectors") * kSectorBytes);
+    t.l2_bytes = l2_config_.bytes;
+    t.l2_bytes_per_cycle = static_cast<double>(l2_config_.slices * l2_config_.slice_sectors * kSectorBytes);
     t.dram_bytes_per_cycle =
         analytic_memory(*dram_, memory_component_->config()).sustained_bandwidth() / t.clock_hz;
   }

@@ -9,46 +9,12 @@
 #include "memory/memory_capacity.h"
 #include "sim/input_error.h"
 #include "sim/ports.h"
+#include "sim/registry.h"
 #include "sim/sim_context.h"
 #include "sim/simulated_time.h"
 #include "sim/text.h"
 
 namespace strata {
-namespace {
-
-const KindSpec& host_section() {
-  static const KindSpec spec = [] {
-    KindSpec s;
-    s.name = "pim_host";
-    s.category = "section";
-    s.description = "the processor that runs what the PIM units cannot, as a roofline";
-    s.add(param::real("peak_tflops", "its arithmetic peak in TFLOP/s (PIM-GPT's ASIC, AttAcc's GPU)").range("0.000001", "1e6"));
-    s.add(param::quantity("bandwidth", UnitFamily::Bandwidth,
-                          "its memory bandwidth for the operators it runs (weights and activations it reads and "
-                          "writes); a host on the PIM DRAM's bus reads through the same channels"));
-    s.add(param::quantity("link_bandwidth", UnitFamily::Bandwidth,
-                          "the link between host and PIM device where they are apart (AttAcc: NVLink3 600 GB/s); 0: "
-                          "the host sits on the DRAM's bus and the PIM commands' own bursts carry its data")
-              .def("0 GB/s")
-              .at_least("0 GB/s"));  // 0 means something here (param::quantity: a rate is otherwise positive)
-    s.add(param::quantity("launch_latency", UnitFamily::Time, "fixed cost of each operator the host runs").def("0 s"));
-    s.add(param::quantity("flop_energy", UnitFamily::Energy, "energy per FLOP of the host's arithmetic").def("0.5 pJ"));
-    s.add(param::quantity("memory_energy", UnitFamily::EnergyPerBit,
-                          "energy per bit the host moves through its memory (AttAcc charges the GPU 28.72 pJ/B = 3.59 "
-                          "pJ/bit for HBM across the interposer)")
-              .def("3.59 pJ/bit"));
-    s.add(param::quantity("link_energy", UnitFamily::EnergyPerBit, "energy per bit across the link (NVLink: 1.3 pJ/bit)")
-              .def("1.3 pJ/bit"));
-    s.add(param::quantity("area", UnitFamily::Area, "the host's area, counted in the design's area (0: not counted)")
-              .def("0 mm2"));
-    s.add(param::quantity("idle_power", UnitFamily::Power, "the host's power while the run lasts, busy or not").def("0 W"));
-    return s;
-  }();
-  return spec;
-}
-
-}  // namespace
-
 KindSpec PimSystem::spec() {
   KindSpec s;
   s.name = "pim";
@@ -73,7 +39,8 @@ KindSpec PimSystem::spec() {
                   "component", kDramRole, true, nullptr});
   s.slot(SlotSpec{"pim", "the units: placement, lanes, registers, mode switching, timing, energy", "section", "", true,
                   &PimSpec::section()});
-  s.slot(SlotSpec{"host", "the processor for what the units cannot run", "section", "", true, &host_section()});
+  s.slot(SlotSpec{"host", "the processor for what the units cannot run (a host role part; default roofline_host)",
+                  kPartCategory, kHostRole, true, nullptr, "roofline_host"});
   return s;
 }
 
@@ -89,17 +56,11 @@ PimSystem::PimSystem(sc_core::sc_module_name name, const ValidatedNode& cfg, Sim
   if (params().flag("compare_without_pim"))
     baseline_ = std::make_unique<PimDevice>(dram_, controller, pim_, tech(), standard_key, options);
   dram_ = device_->dram();  // with the PIM commands, for the kernels' builders
-  const Params& h = cfg.child("host").params;
-  host_.peak_flops = h.real("peak_tflops") * 1e12;
-  host_.bandwidth = h.quantity("bandwidth");
-  host_.link_bandwidth = h.quantity("link_bandwidth");
-  host_.launch_s = h.quantity("launch_latency");
-  host_.flop_j = h.quantity("flop_energy");
-  host_.memory_j_per_bit = h.quantity("memory_energy");
-  host_.link_j_per_bit = h.quantity("link_energy");
+  host_ = ctx.registry().make<CompanionHost>(cfg.child("host"));
+  const HostCosts& host = host_->costs();
   for (const std::string& o : params().list("offload")) mapping_.offload.insert(o);
   mapping_.max_gemv_batch = params().integer("max_gemv_batch");
-  mapping_.host_on_dram_bus = host_.link_bandwidth <= 0;
+  mapping_.host_on_dram_bus = host_->link_bandwidth() <= 0;
   mapping_.prefer_pim = [this](const PimStep& pim, const PimStep& host) {
     return estimate_seconds(pim) <= estimate_seconds(host);
   };
@@ -119,14 +80,14 @@ PimSystem::PimSystem(sc_core::sc_module_name name, const ValidatedNode& cfg, Sim
                                  "commands the one simulated controller issued (every channel runs the same stream)");
   active_ = &energy_event("active_standby", e.active_cycle, "rank-cycles with a bank open (IDD3N - IDD2N)");
   io_ = &energy_event("io", u.io_per_bit, "bits of host bursts across the DRAM's interface (technology table)");
-  host_flop_ = &energy_event("host_flop", host_.flop_j, "the host's FLOPs");
-  host_memory_ = &energy_event("host_memory", host_.memory_j_per_bit, "bits the host moves through its memory");
-  link_ = &energy_event("link", host_.link_j_per_bit, "bits across the host-PIM link");
-  set_background_power(device_->standby_energy_j(1.0) + h.quantity("idle_power"));
+  host_flop_ = &energy_event("host_flop", host.flop_j, "the host's FLOPs");
+  host_memory_ = &energy_event("host_memory", host.memory_j_per_bit, "bits the host moves through its memory");
+  link_ = &energy_event("link", host.link_j_per_bit, "bits across the host-PIM link");
+  set_background_power(device_->standby_energy_j(1.0) + host.idle_w);
   const double unit_area = PimUnitEnergy::unit_area_mm2(tech(), dram_, pim_);
   const double all_units = units * dram_.org.ranks * dram_.org.controllers();
   add_area("pim_units", unit_area * all_units, tech().logic_leakage_w_per_mm2() * unit_area * all_units);
-  if (h.quantity("area") > 0) add_area("host", h.quantity("area"), 0);
+  if (host.area_mm2 > 0) add_area("host", host.area_mm2, 0);
 
   scalar("peak_flops", "FLOP/s", "every unit's lanes, 2 FLOP each per tMAC")
       .set(all_units * pim_.lanes * 2 / (pim_.timing.tMAC * dram_.tck_s));
@@ -169,12 +130,6 @@ std::optional<double> PimSystem::graph_progress() const {
   return static_cast<double>(done_) / static_cast<double>(tasks_.size());
 }
 
-double PimSystem::host_seconds(const PimStep& s) const {
-  const double compute = host_.peak_flops > 0 ? s.flops / host_.peak_flops : 0;
-  const double memory = s.host_bytes / host_.bandwidth;  // positive: the schema refuses 0, once read as infinite
-  return host_.launch_s + std::max(compute, memory);
-}
-
 void PimSystem::account(const PimRun& r) {
   for (std::size_t i = 0; i < r.commands.size(); ++i) {
     if (command_events_[i]) command_events_[i]->add(r.commands[i]);
@@ -186,8 +141,8 @@ void PimSystem::account(const PimRun& r) {
 }
 
 double PimSystem::estimate_seconds(const PimStep& s) const {
-  double t = s.link_bytes > 0 ? s.link_bytes / host_.link_bandwidth : 0;
-  if (s.kind == PimStep::Kind::Host) return t + host_seconds(s);
+  double t = s.link_bytes > 0 ? s.link_bytes / host_->link_bandwidth() : 0;
+  if (s.kind == PimStep::Kind::Host) return t + host_->operator_seconds(s.flops, s.host_bytes);
   const double cycles = s.kind == PimStep::Kind::Gemv
                             ? PimGemvLayout(dram_, pim_, s.outputs, s.inputs, 0).estimate().cycles
                             : PimVectorLayout(dram_, pim_, s.elements, 0).estimate(s.op).cycles;
@@ -198,11 +153,11 @@ PimSystem::StepTime PimSystem::run_step(const PimStep& s, bool analytic) {
   StepTime t;
   const double tck = dram_.tck_s;
   if (s.link_bytes > 0) {
-    t.seconds += s.link_bytes / host_.link_bandwidth;
+    t.seconds += s.link_bytes / host_->link_bandwidth();
     link_->add(static_cast<std::uint64_t>(s.link_bytes * 8));
   }
   if (s.kind == PimStep::Kind::Host) {
-    t.seconds += host_seconds(s);
+    t.seconds += host_->operator_seconds(s.flops, s.host_bytes);
     host_flop_->add(static_cast<std::uint64_t>(s.flops));
     host_memory_->add(static_cast<std::uint64_t>(s.host_bytes * 8));
     return t;
@@ -255,7 +210,7 @@ void PimSystem::account_estimate(const PimEstimate& e) {
 }
 
 double PimSystem::baseline_seconds(const PimStep& s) {
-  if (s.kind == PimStep::Kind::Host) return host_seconds(s);
+  if (s.kind == PimStep::Kind::Host) return host_->operator_seconds(s.flops, s.host_bytes);
   // Element-wise: the host reads both operands and writes the result through the channels.
   if (s.kind == PimStep::Kind::Elementwise)
     return static_cast<double>(s.repeats) * 3.0 * pim_.element_bytes() * static_cast<double>(s.elements) /
@@ -270,7 +225,7 @@ double PimSystem::baseline_seconds(const PimStep& s) {
     PimProgram program = host_stream_program(dram_, layout.bytes_per_channel(), 0);
     seconds = static_cast<double>(baseline_->run(program).cycles()) * dram_.tck_s;
   }
-  return static_cast<double>(s.repeats) * std::max(seconds, host_.peak_flops > 0 ? flops / host_.peak_flops : 0);
+  return static_cast<double>(s.repeats) * std::max(seconds, host_->peak_flops() > 0 ? flops / host_->peak_flops() : 0);
 }
 
 void PimSystem::finish_task(std::size_t i, double start, double end, std::uint64_t pim_cycles) {

@@ -3,9 +3,10 @@
 // ASIC, AttAcc's GPU, HBM-PIM's processor), running operator graphs. The mapper (pim_mapper.h)
 // sends GEMVs, decode attention and element-wise operators to the units as command streams,
 // issued cycle by cycle on the DRAM's controllers under its timing, refresh and protocol checker
-// (sim.check_protocol); the host is a roofline (peak FLOP/s, its memory's bandwidth, a launch
-// latency) with a link to the PIM device where it is not on the DRAM's bus. Operators run one
-// after another.
+// (sim.check_protocol); the host is the part in the `host` slot (role `host`,
+// models/host/companion_host.h; by default roofline_host: peak FLOP/s, its memory's bandwidth, a
+// launch latency) with a link to the PIM device where it is not on the DRAM's bus. Operators run
+// one after another.
 //
 // Results: per operator `<pim>.ops.<name>.{latency,on_pim,flops,pim_cycles}`; latency_s, flops,
 // achieved_tflops, pim_time_fraction in summary.json, and with `compare_without_pim: true`
@@ -25,6 +26,7 @@
 #include "accelerators/pim/pim_mapper.h"
 #include "memory/memory_capacity.h"
 #include "memory/pim/pim_device.h"
+#include "models/host/companion_host.h"
 #include "sim/analytic.h"
 #include "sim/component.h"
 #include "workloads/graph_workload.h"
@@ -47,10 +49,6 @@ class PimSystem : public Component, public GraphTarget, public AnalyticModel {
   double dynamic_energy_j() const override;
 
  private:
-  struct Host {
-    double peak_flops = 0, bandwidth = 0, link_bandwidth = 0, launch_s = 0;
-    double flop_j = 0, memory_j_per_bit = 0, link_j_per_bit = 0;
-  };
   struct StepTime {
     double seconds = 0;
     std::uint64_t pim_cycles = 0;
@@ -58,14 +56,13 @@ class PimSystem : public Component, public GraphTarget, public AnalyticModel {
   void run_graph();
   // Runs (or, analytic, estimates) one step; PIM steps move the device's clock.
   StepTime run_step(const PimStep& s, bool analytic);
-  double host_seconds(const PimStep& s) const;
   double estimate_seconds(const PimStep& s) const;  // closed forms, for the mapper's choices
   double baseline_seconds(const PimStep& s);  // the step on the same DRAM without PIM
   void account(const PimRun& r);
   void account_estimate(const PimEstimate& e);  // the analytic fidelity's command counts
   void finish_task(std::size_t i, double start, double end, std::uint64_t pim_cycles);
 
-  Host host_;
+  std::unique_ptr<CompanionHost> host_;  // the `host` part
   PimMapping mapping_;
   DramSpec dram_;
   MemoryCapacity capacity_;  // the DRAM's

@@ -191,20 +191,21 @@ int cmd_trace_export(const std::string& experiment, const std::vector<std::strin
 
 int cmd_list(const std::string& kind, const Registry& registry) {
   if (!kind.empty()) {
-    for (const char* category : {"component", "workload"}) {
+    for (const char* category : kListedCategories) {
       if (const KindSpec* spec = registry.find(category, kind)) {
         fmt::print("{}", describe_kind(*spec));
         return 0;
       }
     }
-    std::vector<std::string> all = registry.names("component");
-    for (const auto& w : registry.names("workload")) all.push_back(w);
+    std::vector<std::string> all;
+    for (const char* category : kListedCategories)
+      for (const auto& name : registry.names(category)) all.push_back(name);
     std::string msg = fmt::format("strata list: unknown kind '{}'", kind);
     if (auto best = closest_match(kind, all)) msg += fmt::format(" (did you mean '{}'?)", *best);
     fmt::print(stderr, "{}\n", msg);
     return kExitBadInput;
   }
-  for (const char* category : {"component", "workload"}) {
+  for (const char* category : kListedCategories) {
     fmt::print("{} kinds:\n", category);
     for (const KindSpec* spec : registry.kinds(category)) fmt::print("\n{}", describe_kind(*spec));
     fmt::print("\n");

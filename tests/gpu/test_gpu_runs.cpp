@@ -318,9 +318,10 @@ TEST(GpuRuns, BadInputsFailWithOneLineNamingFileLineAndKey) {
 TEST(GpuRuns, ListDocumentsEveryGpuKindAndKey) {
   const CommandResult r = run_strata("list");
   ASSERT_EQ(r.code, 0);
-  for (const char* key : {"gpu (component)", "sm.scheduler", "sm.dependences", "tensor_core.wgmma_latency",
-                          "gpu_microbenchmark (workload)", "lane_stride", "reference", "gpcs", "max_cluster_size",
-                          "sm.dsm_latency", "sm.dsm_bytes_per_cycle", "dsm_chase", "remote"})
+  for (const char* key : {"gpu (component)", "gpu_microbenchmark (workload)", "lane_stride", "reference", "gpcs",
+                          "max_cluster_size", "dsm_chase", "remote", "a part providing sm", "sm (part)",
+                          "tensor_core (part)", "l2 (part)", "provides: gpu_l2", "  scheduler", "  dependences",
+                          "  wgmma_latency", "  dsm_latency", "  dsm_bytes_per_cycle", "  slice_sectors"})
     EXPECT_CONTAINS(r.out, key);
 }
 

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "accelerators/builtin_kinds.h"
+#include "sim/app/experiment.h"
 #include "sim/registry.h"
 #include "test_util.h"
 
@@ -151,6 +153,22 @@ TEST(PimRuns, MemorySlotRefusesAKindWithoutTheDramRole) {
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
     EXPECT_FALSE(std::ifstream(dir.file("res/summary.json")).good());
   }
+}
+
+// The host is a part in a `host` role slot (models/host/companion_host.h): the presets' host
+// keys are the default kind's (roofline_host), so naming it changes no config hash, and a part
+// without the role is refused at its `kind:`.
+TEST(PimRuns, HostSlotTakesAHostRolePart) {
+  Registry registry;
+  register_builtin_kinds(registry);
+  const std::string gemv = source_path("configs/experiments/pim-gemv.yaml");
+  EXPECT_EQ(resolve_experiment(gemv, {}, registry).hash,
+            resolve_experiment(gemv, {"hardware.host.kind=roofline_host"}, registry).hash);
+  TempDir dir;
+  const CommandResult r = run_strata("run -q '" + gemv + "' --set hardware.host.kind=sm -o '" + dir.file("res") + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_CONTAINS(r.err, "hardware.host.kind: kind 'sm' cannot be used here: this slot needs a host");
+  EXPECT_FALSE(std::ifstream(dir.file("res/summary.json")).good());
 }
 
 // A host's bandwidths must be positive (0 on the link: a host on the DRAM's bus), the weights

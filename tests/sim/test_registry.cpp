@@ -60,7 +60,7 @@ TEST(Registry, BuiltinKinds) {
   EXPECT_NE(r.find("component", "simple_memory"), nullptr);
   EXPECT_NE(r.find("workload", "memory_trace"), nullptr);
   // Every parameter of every kind has a description and a valid default.
-  for (const char* category : {"component", "workload"}) {
+  for (const char* category : strata::kListedCategories) {
     for (const strata::KindSpec* k : r.kinds(category)) {
       EXPECT_FALSE(k->description.empty()) << k->name;
       for (const auto& p : k->params) EXPECT_FALSE(p.description.empty()) << k->name << "." << p.name;
@@ -96,7 +96,7 @@ TEST(Registry, NoQuantityAcceptsADegenerateValue) {
     for (const auto& s : k.slots)
       if (s.fixed) check(*s.fixed, where + "." + s.name);
   };
-  for (const char* category : {"component", "workload"})
+  for (const char* category : strata::kListedCategories)
     for (const strata::KindSpec* k : r.kinds(category)) check(*k, k->name);
   EXPECT_GT(checked, 50);
   // `strata list` writes a rate's default bound as exclusive.
