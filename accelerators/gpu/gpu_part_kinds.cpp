@@ -180,18 +180,18 @@ KindSpec l2_spec() {
 class StreamingMultiprocessor final : public SmPart {
  public:
   explicit StreamingMultiprocessor(const ValidatedNode& node) : p_(node.params) {
-    limits_.sub_cores = static_cast<int>(node.params.integer("sub_cores"));
-    limits_.max_warps = static_cast<int>(node.params.integer("max_warps"));
-    limits_.max_ctas = static_cast<int>(node.params.integer("max_ctas"));
-    limits_.max_threads_per_cta = static_cast<int>(node.params.integer("max_threads_per_cta"));
-    limits_.registers = static_cast<std::uint32_t>(node.params.integer("registers"));
-    limits_.max_registers_per_cta = static_cast<std::uint32_t>(node.params.integer("max_registers_per_cta"));
-    limits_.max_registers_per_thread = static_cast<int>(node.params.integer("max_registers_per_thread"));
-    limits_.register_granularity = static_cast<int>(node.params.integer("register_granularity"));
-    limits_.shared_bytes = static_cast<std::uint64_t>(node.params.quantity("shared_memory"));
-    limits_.max_shared_per_cta = static_cast<std::uint64_t>(node.params.quantity("max_shared_per_cta"));
-    limits_.shared_reserved_per_cta = static_cast<std::uint64_t>(node.params.quantity("shared_reserved_per_cta"));
-    limits_.shared_granularity = static_cast<std::uint64_t>(node.params.quantity("shared_granularity"));
+    limits_.sub_cores = static_cast<int>(p_.integer("sub_cores"));
+    limits_.max_warps = static_cast<int>(p_.integer("max_warps"));
+    limits_.max_ctas = static_cast<int>(p_.integer("max_ctas"));
+    limits_.max_threads_per_cta = static_cast<int>(p_.integer("max_threads_per_cta"));
+    limits_.registers = static_cast<std::uint32_t>(p_.integer("registers"));
+    limits_.max_registers_per_cta = static_cast<std::uint32_t>(p_.integer("max_registers_per_cta"));
+    limits_.max_registers_per_thread = static_cast<int>(p_.integer("max_registers_per_thread"));
+    limits_.register_granularity = static_cast<int>(p_.integer("register_granularity"));
+    limits_.shared_bytes = static_cast<std::uint64_t>(p_.quantity("shared_memory"));
+    limits_.max_shared_per_cta = static_cast<std::uint64_t>(p_.quantity("max_shared_per_cta"));
+    limits_.shared_reserved_per_cta = static_cast<std::uint64_t>(p_.quantity("shared_reserved_per_cta"));
+    limits_.shared_granularity = static_cast<std::uint64_t>(p_.quantity("shared_granularity"));
     if (limits_.max_shared_per_cta > limits_.shared_bytes)
       throw InputError(p_.where("max_shared_per_cta"), node.path + ".max_shared_per_cta",
                        "is larger than the SM's shared_memory");
@@ -235,7 +235,7 @@ class StreamingMultiprocessor final : public SmPart {
   }
 
  private:
-  const Params& p_;  // the run's validated tree outlives the GPU that made this part
+  const Params& p_;  // the validated tree outlives the part (the GPU reads it while it elaborates)
   SmLimits limits_;
 };
 

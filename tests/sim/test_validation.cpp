@@ -32,7 +32,7 @@ TEST(ValidationCatalog, ShippedSuitesLoadAndEveryAssertedCheckNamesItsTest) {
   const auto suites = load_validation_suites(source_path("configs/validation"));
   std::vector<std::string> names;
   for (const auto& s : suites) names.push_back(s.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"chiplet", "dram", "gnn", "gpu", "npu", "pim", "tech"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"chiplet", "dram", "gnn", "gpu", "npu", "pim", "silicon", "tech"}));
   const std::string sources = all_test_sources();
   int asserted = 0, quick = 0;
   for (const auto& s : suites)
