@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
+#include <queue>
 
 #include "sim/interrupt.h"
 
@@ -14,7 +16,7 @@ constexpr std::uint64_t kWavesSummed = 4096;
 
 // What one warp's program asks of its sub-core and of the SM.
 struct WarpDemand {
-  double chain = 0;  // cycles of its dependence chain alone
+  double chain = 0;                         // cycles of its dependence chain alone
   double issue = 0, pipes = 0, tensor = 0;  // cycles of its sub-core's issue slots, busiest pipe, tensor core
   double shared = 0;                        // wavefronts of the SM's shared-memory unit
   double dsm = 0;                           // bytes through the SM's port to the SM-to-SM network
@@ -194,6 +196,76 @@ double wave_cycles(const KernelLaunch& k, std::uint64_t first, std::uint64_t cta
   return bound;
 }
 
+// The chain of CTA `c` of a warp-specialized kernel: its warps' programs run together, every
+// body as many times as the longest.
+ChainRun chain_of_cta(const KernelLaunch& k, std::uint64_t c, const SmTiming& t, const MemoryEstimate& m) {
+  std::vector<const WarpProgram*> programs;
+  std::uint64_t iterations = 1;
+  bool looped = false;
+  for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w) {
+    programs.push_back(&k.program_of(c, w));
+    if (!programs.back()->body.empty()) {
+      iterations = std::max(iterations, programs.back()->iterations);
+      looped = true;
+    }
+  }
+  ChainRun run = chain_of(programs, iterations, looped, t, m, static_cast<int>(k.cluster));
+  run.chain = std::max(run.chain, 1.0);
+  return run;
+}
+
+// A warp-specialized grid whose CTAs' chains differ (a causal attention: a query tile's CTA
+// runs as many key tiles as the mask leaves it). The GPU hands each CTA, in grid order, to the
+// first of the wave's slots that frees, so the kernel lasts as long as that dispatch of the
+// CTAs' chains, or as the grid's work on the SMs' pipes, shared memory, L2 and DRAM, whichever is
+// longer. Waves of equal CTAs would hide the short CTAs behind the long ones' slots, or, taking
+// the first CTA's chain for all, time the whole grid at its shortest tile.
+KernelEstimate estimate_uneven(const KernelLaunch& k, const std::map<std::uint32_t, ChainRun>& set_runs,
+                               std::uint64_t per_wave, int sms, const SmTiming& t, const MemoryEstimate& m,
+                               KernelEstimate e) {
+  std::priority_queue<double, std::vector<double>, std::greater<double>> slots;
+  for (std::uint64_t s = 0; s < std::min(per_wave, k.ctas()); ++s) slots.push(0);
+  std::map<const WarpProgram*, WarpDemand> cache;
+  std::map<std::uint32_t, std::uint64_t> ctas_of_set;
+  double makespan = 0, issue = 0, pipes = 0, tensor = 0, shared = 0, dsm = 0, l2 = 0, dram = 0, stores = 0;
+  for (std::uint64_t c = 0; c < k.ctas(); ++c) {
+    if ((c + 1) % (1u << 20) == 0 && interrupt_flag().load(std::memory_order_relaxed)) return e;
+    const std::uint32_t set = k.cta_sets.empty() ? 0u : k.cta_sets[c];
+    ++ctas_of_set[set];
+    const double end = slots.top() + set_runs.at(set).chain;
+    slots.pop();
+    slots.push(end);
+    makespan = std::max(makespan, end);
+    for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w) {
+      const WarpProgram& p = k.program_of(c, w);
+      auto it = cache.find(&p);
+      if (it == cache.end()) it = cache.emplace(&p, demand(p, t, m, static_cast<int>(k.cluster), false)).first;
+      const WarpDemand& d = it->second;
+      issue += d.issue;
+      pipes += d.pipes;
+      tensor += d.tensor;
+      shared += d.shared;
+      dsm += d.dsm;
+      l2 += d.l2_bytes;
+      dram += d.dram_bytes;
+      stores += d.store_bytes;
+    }
+  }
+  const double sub_cores = static_cast<double>(sms) * t.sub_cores;
+  double cycles = std::max({makespan, issue / sub_cores, pipes / sub_cores, tensor / sub_cores, shared / sms,
+                            dsm / (t.dsm_bytes_per_cycle * sms)});
+  if (m.l2_bytes_per_cycle > 0) cycles = std::max(cycles, l2 / m.l2_bytes_per_cycle);
+  const double write_back = std::max(0.0, stores - static_cast<double>(m.l2_bytes));
+  const double dram_bytes = std::max(dram + write_back, static_cast<double>(k.expected_dram_bytes));
+  if (m.dram_bytes_per_cycle > 0) cycles = std::max(cycles, dram_bytes / m.dram_bytes_per_cycle);
+  e.cycles = whole_cycles(cycles);
+  e.counts.ctas = k.ctas();
+  e.counts.busy_cycles = e.cycles * std::min<std::uint64_t>(k.ctas(), static_cast<std::uint64_t>(sms));
+  for (const auto& [set, n] : ctas_of_set) e.counts.add(set_runs.at(set).counts, n);
+  e.dram_bytes = static_cast<std::uint64_t>(dram_bytes);
+  return e;
+}
+
 }  // namespace
 
 KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, const SmTiming& t, int sms,
@@ -206,25 +278,23 @@ KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, cons
   const std::uint64_t per_wave =
       ctas_per_wave > 0 ? ctas_per_wave : static_cast<std::uint64_t>(occ.ctas_per_sm) * static_cast<std::uint64_t>(sms);
   e.waves = (k.ctas() + per_wave - 1) / per_wave;
-  // A warp-specialized kernel's warps wait for each other: its CTA runs alone for the chain
-  // (the CTA sets of a grouped kernel differ in their operands, not their chain: the first
-  // CTA's set stands for all).
+  // A warp-specialized kernel's warps wait for each other: its CTA runs alone for the chain.
+  // When every CTA set's chain is the same, the first CTA's stands for all, wave by wave; when
+  // they differ (a causal attention's query tiles, a grouped GEMM's groups), the grid is
+  // dispatched CTA by CTA (estimate_uneven).
   const bool specialized = k.warp_programs.empty() && !k.cta_programs.empty();
-  ChainRun cta;
+  std::map<std::uint32_t, ChainRun> set_runs;
+  const auto set_of = [&](std::uint64_t c) { return k.cta_sets.empty() ? 0u : k.cta_sets[c]; };
   if (specialized) {
-    std::vector<const WarpProgram*> programs;
-    std::uint64_t iterations = 1;
-    bool looped = false;
-    for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w) {
-      programs.push_back(&k.program_of(0, w));
-      if (!programs.back()->body.empty()) {
-        iterations = std::max(iterations, programs.back()->iterations);
-        looped = true;
-      }
+    for (std::uint64_t c = 0; c < k.ctas(); ++c) {
+      if (!set_runs.count(set_of(c))) set_runs.emplace(set_of(c), chain_of_cta(k, c, t, m));
+      if (k.cta_sets.empty()) break;
     }
-    cta = chain_of(programs, iterations, looped, t, m, static_cast<int>(k.cluster));
-    cta.chain = std::max(cta.chain, 1.0);
   }
+  const ChainRun cta = specialized ? set_runs.at(set_of(0)) : ChainRun{};
+  const bool uneven =
+      std::any_of(set_runs.begin(), set_runs.end(), [&](const auto& run) { return run.second.chain != cta.chain; });
+  if (uneven) return estimate_uneven(k, set_runs, per_wave, sms, t, m, e);
   double cycles = 0;
   std::uint64_t first = 0;
   // CTAs that all run the same programs make every full wave alike: a grid of many waves
@@ -237,7 +307,8 @@ KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, cons
     first = full * per_wave;
   }
   for (std::uint64_t waves = 0; first < k.ctas(); first += per_wave) {
-    if (++waves % 1024 == 0 && interrupt_flag().load(std::memory_order_relaxed)) return e;  // the runner leaves its marker
+    // The runner leaves its marker.
+    if (++waves % 1024 == 0 && interrupt_flag().load(std::memory_order_relaxed)) return e;
     // A wave's SMs hold the CTAs spread evenly; the busiest SM (the most CTAs) sets its time.
     const std::uint64_t in_wave = std::min(per_wave, k.ctas() - first);
     const std::uint64_t on_busiest = (in_wave + static_cast<std::uint64_t>(sms) - 1) / static_cast<std::uint64_t>(sms);

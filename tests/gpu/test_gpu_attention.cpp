@@ -98,6 +98,33 @@ TEST(GpuAttention, CausalPrefillSkipsTheTilesPastTheDiagonal) {
   }
 }
 
+// The analytic fidelity times a causal grid by dispatching each CTA's own walk (gpu_analytic.cpp,
+// estimate_uneven). It used to take the first query tile's walk, the shortest, for every CTA:
+// 32 heads x 2048 ran at 1045 TFLOP/s, above the 989 TFLOP/s FP16 peak, and counted an eighth of
+// the MACs. One wave (8 x 512): the longest walk sets the time, as at cycle level. Two waves
+// (32 x 2048): between half the unmasked time and all of it, below the peak, with the cycle-level
+// run's MACs (the analytic fidelity's counts are per CTA set).
+TEST(GpuAttention, AnalyticCausalAttentionTimesEveryQueryTilesWalk) {
+  TempDir dir;
+  const std::string analytic = "--set sim.fidelity=analytic --set hardware.kernels.attention=flash2";
+  const auto macs = [](const AttentionRun& r) { return r.stats["hardware"]["events"]["mac_fp16"]["value"].get<double>(); };
+  {
+    const AttentionRun full = run_attention(dir, 8, 512, true, false, analytic);
+    const AttentionRun causal = run_attention(dir, 8, 512, true, true, analytic);
+    ASSERT_TRUE(full.stats.contains("hardware") && causal.stats.contains("hardware"));
+    EXPECT_NEAR(causal.latency(), full.latency(), 0.1 * full.latency());
+    EXPECT_NEAR(macs(causal) / macs(full), 5.0 / 8, 0.03);
+  }
+  const AttentionRun full = run_attention(dir, 32, 2048, true, false, analytic);
+  const AttentionRun causal = run_attention(dir, 32, 2048, true, true, analytic);
+  ASSERT_TRUE(full.stats.contains("hardware") && causal.stats.contains("hardware"));
+  EXPECT_GT(causal.latency(), 0.5 * full.latency());
+  EXPECT_LT(causal.latency(), full.latency());
+  EXPECT_LT(causal.launch("attn", "tflops"), 989.4);
+  // 2 to 32 key tiles of 64 per query tile of 128: 17/32 of the full walk on average.
+  EXPECT_NEAR(macs(causal) / macs(full), 17.0 / 32, 0.01);
+}
+
 TEST(GpuAttention, FlashAttention3OutrunsFlashAttention2OnHopper) {
   // 16 heads of 1024 tokens, head_dim 128, FP16, on the H100. Public: FlashAttention-3 runs
   // 1.5-2.0x FlashAttention-2 on the H100 (Shah et al. 2024); PyTorch's benchmark measures 517
