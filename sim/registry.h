@@ -23,13 +23,13 @@ namespace strata {
 
 class Component;
 class Workload;
+class SimContext;
 
 // Kinds of category "part" are SystemC-free models a component makes from a role slot and
 // instantiates as it needs (the GPU's SM, tensor core and L2: `make<SmPart>(node)`); they are
 // registered with add_kind and listed by `strata list` with components and workloads.
 inline constexpr const char* kPartCategory = "part";
 inline constexpr std::array<const char*, 3> kListedCategories{"component", "workload", kPartCategory};
-class SimContext;
 
 class Registry : public KindCatalog {
  public:

@@ -164,21 +164,28 @@ WarpDemand demand(const WarpProgram& p, const SmTiming& t, const MemoryEstimate&
   return d;
 }
 
+using DemandCache = std::map<const WarpProgram*, WarpDemand>;
+
+// Warp `w` of CTA `c`'s demand, computed once per program.
+const WarpDemand& demand_of(DemandCache& cache, const KernelLaunch& k, std::uint64_t c, std::uint32_t w,
+                            const SmTiming& t, const MemoryEstimate& m, bool alone) {
+  const WarpProgram& p = k.program_of(c, w);
+  auto it = cache.find(&p);
+  if (it == cache.end()) it = cache.emplace(&p, demand(p, t, m, static_cast<int>(k.cluster), alone)).first;
+  return it->second;
+}
+
 // Cycles of one wave in which an SM holds `ctas` CTAs starting at CTA `first`.
 // `cta_chain`: a warp-specialized CTA's chain (0 for kernels whose warps run alone).
 double wave_cycles(const KernelLaunch& k, std::uint64_t first, std::uint64_t ctas, const SmTiming& t,
-                   const MemoryEstimate& m, int sms_busy, std::map<const WarpProgram*, WarpDemand>& cache,
-                   double cta_chain) {
+                   const MemoryEstimate& m, int sms_busy, DemandCache& cache, double cta_chain) {
   const bool alone = cta_chain == 0;
   std::vector<double> issue(static_cast<std::size_t>(t.sub_cores)), pipes(issue.size()), tensor(issue.size());
   double chain = 0, shared = 0, dsm = 0, l2 = 0, dram = 0;
   std::size_t sub = 0;
   for (std::uint64_t c = first; c < first + ctas; ++c)
     for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w, sub = (sub + 1) % issue.size()) {
-      const WarpProgram& p = k.program_of(c, w);
-      auto it = cache.find(&p);
-      if (it == cache.end()) it = cache.emplace(&p, demand(p, t, m, static_cast<int>(k.cluster), alone)).first;
-      const WarpDemand& d = it->second;
+      const WarpDemand& d = demand_of(cache, k, c, w, t, m, alone);
       chain = std::max({chain, d.chain, cta_chain});
       l2 += d.l2_bytes;
       dram += d.dram_bytes;
@@ -225,22 +232,19 @@ KernelEstimate estimate_uneven(const KernelLaunch& k, const std::map<std::uint32
                                KernelEstimate e) {
   std::priority_queue<double, std::vector<double>, std::greater<double>> slots;
   for (std::uint64_t s = 0; s < std::min(per_wave, k.ctas()); ++s) slots.push(0);
-  std::map<const WarpProgram*, WarpDemand> cache;
+  DemandCache cache;
   std::map<std::uint32_t, std::uint64_t> ctas_of_set;
   double makespan = 0, issue = 0, pipes = 0, tensor = 0, shared = 0, dsm = 0, l2 = 0, dram = 0, stores = 0;
   for (std::uint64_t c = 0; c < k.ctas(); ++c) {
     if ((c + 1) % (1u << 20) == 0 && interrupt_flag().load(std::memory_order_relaxed)) return e;
-    const std::uint32_t set = k.cta_sets.empty() ? 0u : k.cta_sets[c];
+    const std::uint32_t set = k.set_of(c);
     ++ctas_of_set[set];
     const double end = slots.top() + set_runs.at(set).chain;
     slots.pop();
     slots.push(end);
     makespan = std::max(makespan, end);
     for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w) {
-      const WarpProgram& p = k.program_of(c, w);
-      auto it = cache.find(&p);
-      if (it == cache.end()) it = cache.emplace(&p, demand(p, t, m, static_cast<int>(k.cluster), false)).first;
-      const WarpDemand& d = it->second;
+      const WarpDemand& d = demand_of(cache, k, c, w, t, m, false);
       issue += d.issue;
       pipes += d.pipes;
       tensor += d.tensor;
@@ -274,7 +278,7 @@ KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, cons
   if (k.ctas() == 0) return e;
   MemoryEstimate m = memory;
   m.loads_from_l2 = m.loads_from_l2 || k.expected_dram_bytes > 0;
-  std::map<const WarpProgram*, WarpDemand> cache;
+  DemandCache cache;
   const std::uint64_t per_wave =
       ctas_per_wave > 0 ? ctas_per_wave : static_cast<std::uint64_t>(occ.ctas_per_sm) * static_cast<std::uint64_t>(sms);
   e.waves = (k.ctas() + per_wave - 1) / per_wave;
@@ -284,14 +288,13 @@ KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, cons
   // dispatched CTA by CTA (estimate_uneven).
   const bool specialized = k.warp_programs.empty() && !k.cta_programs.empty();
   std::map<std::uint32_t, ChainRun> set_runs;
-  const auto set_of = [&](std::uint64_t c) { return k.cta_sets.empty() ? 0u : k.cta_sets[c]; };
   if (specialized) {
     for (std::uint64_t c = 0; c < k.ctas(); ++c) {
-      if (!set_runs.count(set_of(c))) set_runs.emplace(set_of(c), chain_of_cta(k, c, t, m));
+      if (!set_runs.count(k.set_of(c))) set_runs.emplace(k.set_of(c), chain_of_cta(k, c, t, m));
       if (k.cta_sets.empty()) break;
     }
   }
-  const ChainRun cta = specialized ? set_runs.at(set_of(0)) : ChainRun{};
+  const ChainRun cta = specialized ? set_runs.at(k.set_of(0)) : ChainRun{};
   const bool uneven =
       std::any_of(set_runs.begin(), set_runs.end(), [&](const auto& run) { return run.second.chain != cta.chain; });
   if (uneven) return estimate_uneven(k, set_runs, per_wave, sms, t, m, e);
@@ -342,18 +345,16 @@ KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, cons
   }
   for (std::uint64_t c = 0; c < k.ctas(); ++c)
     for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w) {
-      const WarpProgram& p = k.program_of(c, w);
-      auto it = cache.find(&p);
-      if (it == cache.end()) it = cache.emplace(&p, demand(p, t, m, static_cast<int>(k.cluster))).first;
+      const WarpDemand& d = demand_of(cache, k, c, w, t, m, true);
       if (k.warp_programs.empty()) {  // every warp the same: count once, times the grid
-        e.counts.add(it->second.counts, k.ctas() * k.warps_per_cta());
-        e.dram_bytes = static_cast<std::uint64_t>(it->second.dram_bytes) * k.ctas() * k.warps_per_cta() +
+        e.counts.add(d.counts, k.ctas() * k.warps_per_cta());
+        e.dram_bytes = static_cast<std::uint64_t>(d.dram_bytes) * k.ctas() * k.warps_per_cta() +
                        static_cast<std::uint64_t>(write_back);
         at_least_expected();
         return e;
       }
-      e.counts.add(it->second.counts);
-      e.dram_bytes += static_cast<std::uint64_t>(it->second.dram_bytes);
+      e.counts.add(d.counts);
+      e.dram_bytes += static_cast<std::uint64_t>(d.dram_bytes);
     }
   at_least_expected();
   return e;

@@ -38,7 +38,7 @@ const WarpProgram& KernelLaunch::program_of(std::uint64_t cta, std::uint32_t war
   static const WarpProgram kEmpty;
   if (warp_programs.empty()) {
     if (!cta_programs.empty()) {
-      const std::size_t set = cta_sets.empty() ? 0 : cta_sets.at(cta);
+      const std::size_t set = set_of(cta);
       const auto& p = cta_programs.at(set * warps_per_cta() + warp);
       return p ? *p : kEmpty;
     }

@@ -197,6 +197,8 @@ struct KernelLaunch {
   // then takes every global load as an L2 access and bounds the kernel by these bytes.
   std::uint64_t expected_dram_bytes = 0;
   const WarpProgram& program_of(std::uint64_t cta, std::uint32_t warp) const;
+  // The CTA set CTA `cta` runs (0 when the kernel has none).
+  std::uint32_t set_of(std::uint64_t cta) const { return cta_sets.empty() ? 0 : cta_sets.at(cta); }
   // The tile coordinates of the CTA launched `cta`-th (its blockIdx under the swizzle) and its
   // rank in its cluster.
   TileCoord tile_of(std::uint64_t cta) const;
