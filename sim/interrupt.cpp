@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include <dirent.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -52,9 +53,11 @@ void clean_up_before_exit() {
 extern "C" void on_interrupt(int sig) {
   const int saved_errno = errno;
   const bool second = g_signal.exchange(sig) != 0;
-  if (second || g_phase.load() == static_cast<int>(InterruptPhase::Immediate)) {
+  const int phase = g_phase.load();
+  if (second || phase != static_cast<int>(InterruptPhase::Cooperative)) {
     clean_up_before_exit();
-    say(second ? "strata: interrupted again; stopping now\n" : "strata: interrupted before anything was written\n");
+    if (phase != static_cast<int>(InterruptPhase::Reported))
+      say(second ? "strata: interrupted again; stopping now\n" : "strata: interrupted before anything was written\n");
     ::_exit(128 + sig);
   }
   g_flag.store(true);
@@ -146,6 +149,18 @@ const std::atomic<bool>& interrupt_flag() { return g_flag; }
 int interrupt_exit_code() {
   const int sig = g_signal.load();
   return 128 + (sig ? sig : SIGINT);
+}
+
+int report_interrupted(const std::string& line) {
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &block, &old);
+  say(line.c_str());
+  set_interrupt_phase(InterruptPhase::Reported);
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return interrupt_exit_code();
 }
 
 InterruptCleanup::InterruptCleanup(const std::string& dir) {

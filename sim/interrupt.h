@@ -10,7 +10,9 @@
 // A second signal always ends the process at once; before it does, it ends (SIGKILL) and reaps
 // the child processes registered with InterruptChild and removes the directories registered with
 // InterruptCleanup (a run's staging directory), so an immediate exit leaves no orphan and no
-// half-written staging directory.
+// half-written staging directory. Once a command has said its last line about an interrupt
+// (report_interrupted), a further signal ends the process silently: everything is said and left
+// as documented, and a second "stopping now" line would only repeat it.
 //
 // SIGXFSZ is ignored (here and, through exec, in every child): a write past `ulimit -f` fails
 // with EFBIG and takes the ordinary write-error path instead of killing the process midway.
@@ -23,7 +25,7 @@
 
 namespace strata {
 
-enum class InterruptPhase { Immediate, Cooperative };
+enum class InterruptPhase { Immediate, Cooperative, Reported };
 
 // Installs the handlers for SIGINT and SIGTERM, starting in the Immediate phase, and ignores
 // SIGXFSZ.
@@ -34,6 +36,12 @@ void set_interrupt_phase(InterruptPhase phase);
 const std::atomic<bool>& interrupt_flag();
 // 130 after SIGINT, 143 after SIGTERM (128 + the signal, as a shell reports a signal's end).
 int interrupt_exit_code();
+
+// Writes `line` (one line, its newline included) to stderr as a command's last word on an
+// interrupt, enters the Reported phase, and returns interrupt_exit_code(). SIGINT and SIGTERM are
+// blocked meanwhile, so a signal arriving then is handled after the phase changes: the user sees
+// the line once and nothing after it.
+int report_interrupted(const std::string& line);
 
 // A directory the immediate exit removes (recursively, with async-signal-safe calls only) for as
 // long as the object lives. At most 8 at once; more are simply not registered.

@@ -46,9 +46,8 @@ std::string format_value(const nlohmann::ordered_json& v) {
   return v.dump();
 }
 
-int report_interrupted(const RunResult& r) {
-  fmt::print(stderr, "strata: interrupted; partial-run marker {}/interrupted.json, no results\n", r.dir);
-  return interrupt_exit_code();
+int report_interrupted_run(const RunResult& r) {
+  return report_interrupted(fmt::format("strata: interrupted; partial-run marker {}/interrupted.json, no results\n", r.dir));
 }
 
 int cmd_run(const std::string& experiment, const std::vector<std::string>& sets, const std::string& output,
@@ -67,7 +66,7 @@ int cmd_run(const std::string& experiment, const std::vector<std::string>& sets,
   if (progress_off) options.progress = ProgressMode::Off;
   options.interrupt = &interrupt_flag();
   const RunResult r = run_experiment(exp, registry, options);
-  if (r.interrupted) return report_interrupted(r);
+  if (r.interrupted) return report_interrupted_run(r);
   if (!quiet) {
     fmt::print("{} ({}): {}\n", exp.name, exp.hash.substr(0, 16), r.summary["status"].get<std::string>());
     for (const auto& [key, value] : r.summary.items()) {
@@ -99,7 +98,7 @@ int cmd_run_imported(const RunImporter& importer, const std::vector<std::string>
     write_file_atomic(out.staged(importer.name + "_experiment.yaml"), yaml);
   };
   const RunResult r = run_experiment(exp, registry, options);
-  if (r.interrupted) return report_interrupted(r);
+  if (r.interrupted) return report_interrupted_run(r);
   if (!quiet)
     fmt::print("{} ({}): {}; {}\n", exp.name, exp.hash.substr(0, 16), r.summary["status"].get<std::string>(),
                importer.written);

@@ -221,8 +221,7 @@ int run_sweep(const std::string& file, const SweepOptions& opts, const Registry&
   try {
     e = expand_sweep(spec, registry, spec.two_stage() ? "analytic" : "", expand);
   } catch (const Interrupted&) {
-    fmt::print(stderr, "strata: sweep interrupted while its points were being expanded; nothing was written\n");
-    return interrupt_exit_code();
+    return report_interrupted("strata: sweep interrupted while its points were being expanded; nothing was written\n");
   }
   if (opts.dry_run) {
     fmt::print("{}: {}{}\n", spec.name, describe(spec, e),
@@ -257,8 +256,7 @@ int run_sweep(const std::string& file, const SweepOptions& opts, const Registry&
   }
   const CollectResult r = collect_results(dir, plan);
   if (interrupted) {
-    fmt::print(stderr, "strata: sweep interrupted; `strata sweep {} --resume` continues it\n", file);
-    return interrupt_exit_code();
+    return report_interrupted(fmt::format("strata: sweep interrupted; `strata sweep {} --resume` continues it\n", file));
   }
   print_collect(dir, r, plan.two_stage);
   return r.failed > 0 ? kExitPointsFailed : 0;

@@ -199,8 +199,8 @@ int run_validate(const ValidateOptions& options, const Registry& registry) {
   ResultDir out(options.output, "-o");
   const std::string staging = out.staged("");
   const auto interrupted = [&] {
-    fmt::print(stderr, "strata: validate interrupted; the report in {} was left as it was\n", options.output);
-    return interrupt_exit_code();
+    return report_interrupted(
+        fmt::format("strata: validate interrupted; the report in {} was left as it was\n", options.output));
   };
 
   // One run per distinct command line: checks that read the same run share it.
