@@ -28,6 +28,8 @@ class PowerMonitor : public SpanRepeater::Listener {
   void before_repeat() override { energy_before_repeat_ = dynamic_energy(); }
   void after_repeat() override { last_j_ += dynamic_energy() - energy_before_repeat_; }
 
+  // The windows' length (sim.stats_window); they tile time from 0.
+  sc_core::sc_time window() const { return window_; }
   // The end of the window being accumulated.
   sc_core::sc_time next_boundary() const { return last_t_ + window_; }
   // Closes the window ending at `t` (= next_boundary()); call once every event before `t` has run.

@@ -53,8 +53,11 @@ nlohmann::ordered_json build_summary(const ResolvedExperiment& exp, const SimCon
 // Runs the kernel up to `until`, window by window, sampling power at every window boundary.
 // Every window that closes before the next pending event is sampled first; then the kernel
 // runs to the next boundary, stopping at its last event when nothing is left before it
-// (starvation), so the run ends at its last event, not at a window boundary.
-void advance(const sc_core::sc_time& until, const sc_core::sc_time& limit, PowerMonitor& power, const SimContext& ctx) {
+// (starvation). It returns at the first boundary at which the workload has finished: with
+// `until` on a boundary too (simulate rounds it), a run ends at the first window boundary after
+// its workload finishes, or at its last event, whatever the wall-time-sized chunks were.
+void advance(const sc_core::sc_time& until, const sc_core::sc_time& limit, PowerMonitor& power, const SimContext& ctx,
+             const Workload& workload) {
   while (sc_core::sc_pending_activity() && !ctx.failure()) {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     if (now >= until) return;
@@ -71,13 +74,23 @@ void advance(const sc_core::sc_time& until, const sc_core::sc_time& limit, Power
     }
     const sc_core::sc_time boundary = power.next_boundary();
     sc_core::sc_start((boundary < until ? boundary : until) - now, sc_core::SC_EXIT_ON_STARVATION);
+    if (workload.finished()) return;
   }
+}
+
+// The first statistics-window boundary at or after `t` (the windows tile time from 0).
+sc_core::sc_time window_boundary_at_or_after(const sc_core::sc_time& t, const sc_core::sc_time& window) {
+  const std::uint64_t w = window.value(), v = t.value();
+  const std::uint64_t windows = v / w + (v % w != 0 ? 1 : 0);
+  if (windows > sc_core::sc_max_time().value() / w) return sc_core::sc_max_time();
+  return sc_core::sc_time::from_value(windows * w);
 }
 
 // Runs the kernel until the workload finishes, the time limit, a failure or an interrupt, in
 // chunks of simulated time so progress can be shown and interrupts honoured; the chunk adapts
-// to about 0.1 s of wall time. Starvation ends a chunk early without advancing time, so the
-// run ends at the time of its last event. Returns the status ("complete" or "time_limit").
+// to about 0.1 s of wall time and ends on a window boundary. The run ends at the first window
+// boundary after its workload finishes, or at its last event when nothing is left to happen
+// (starvation ends a chunk early without advancing time). Returns the status ("complete" or "time_limit").
 std::string simulate(const Params& sim, const Workload& workload, PowerMonitor& power, const SimContext& ctx,
                      const RunOptions& options, bool& interrupted) {
   ProgressReporter progress(options.progress.value_or(parse_progress_mode(sim.string("progress"))));
@@ -99,8 +112,11 @@ std::string simulate(const Params& sim, const Workload& workload, PowerMonitor& 
       const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
       if (gap > step) step = (limit - now) < gap ? (limit - now) : gap;
     }
+    // The chunk ends on a window boundary (or the limit): where a run ends must not depend on
+    // the wall time that sized the chunk.
+    const sc_core::sc_time until = std::min(window_boundary_at_or_after(now + step, power.window()), limit);
     const auto t0 = std::chrono::steady_clock::now();
-    advance(now + step, limit, power, ctx);
+    advance(until, limit, power, ctx, workload);
     throw_if_memory_ran_out();  // a shortage inside the kernel surfaces here (sim/results_writer.h)
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (wall < 0.05 && chunk < sc_core::sc_time(1, sc_core::SC_SEC)) chunk = chunk * 2;
@@ -245,7 +261,7 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
   if (interrupt_requested()) return leave_marker();
   StatsRegistry& stats = ctx.stats();
   const double length = reported_end.to_seconds();
-  stats.scalar("totals.simulated_time", "s", "time at the last event (with the spans sim.reuse repeated)").set(length);
+  stats.scalar("totals.simulated_time", "s", "when the run ended: the first sim.stats_window boundary after the workload finished, or its last event (with the spans sim.reuse repeated)").set(length);
   stats.scalar("totals.energy", "J", "energy of all components").set(energy);
   stats.scalar("totals.area", "mm2", "area of all components").set(area);
   stats.scalar("totals.avg_power", "W", "energy over simulated time").set(length > 0 ? energy / length : 0);
