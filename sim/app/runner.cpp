@@ -53,9 +53,9 @@ nlohmann::ordered_json build_summary(const ResolvedExperiment& exp, const SimCon
 // Runs the kernel up to `until`, window by window, sampling power at every window boundary.
 // Every window that closes before the next pending event is sampled first; then the kernel
 // runs to the next boundary, stopping at its last event when nothing is left before it
-// (starvation). It returns at the first boundary at which the workload has finished: with
-// `until` on a boundary too (simulate rounds it), a run ends at the first window boundary after
-// its workload finishes, or at its last event, whatever the wall-time-sized chunks were.
+// (starvation), and returns at the first boundary at which the workload has finished. With
+// `until` on a boundary too (simulate rounds it), a run ends at its last event before the first
+// window boundary after its workload finishes, whatever the wall-time-sized chunks were.
 void advance(const sc_core::sc_time& until, const sc_core::sc_time& limit, PowerMonitor& power, const SimContext& ctx,
              const Workload& workload) {
   while (sc_core::sc_pending_activity() && !ctx.failure()) {
@@ -88,9 +88,9 @@ sc_core::sc_time window_boundary_at_or_after(const sc_core::sc_time& t, const sc
 
 // Runs the kernel until the workload finishes, the time limit, a failure or an interrupt, in
 // chunks of simulated time so progress can be shown and interrupts honoured; the chunk adapts
-// to about 0.1 s of wall time and ends on a window boundary. The run ends at the first window
-// boundary after its workload finishes, or at its last event when nothing is left to happen
-// (starvation ends a chunk early without advancing time). Returns the status ("complete" or "time_limit").
+// to about 0.1 s of wall time and ends on a window boundary. The run ends at its last event
+// before the first window boundary after its workload finishes (starvation ends a chunk early
+// without advancing time). Returns the status ("complete" or "time_limit").
 std::string simulate(const Params& sim, const Workload& workload, PowerMonitor& power, const SimContext& ctx,
                      const RunOptions& options, bool& interrupted) {
   ProgressReporter progress(options.progress.value_or(parse_progress_mode(sim.string("progress"))));
@@ -261,7 +261,7 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
   if (interrupt_requested()) return leave_marker();
   StatsRegistry& stats = ctx.stats();
   const double length = reported_end.to_seconds();
-  stats.scalar("totals.simulated_time", "s", "when the run ended: the first sim.stats_window boundary after the workload finished, or its last event (with the spans sim.reuse repeated)").set(length);
+  stats.scalar("totals.simulated_time", "s", "when the run ended: its last event before the first sim.stats_window boundary after the workload finished (with the spans sim.reuse repeated)").set(length);
   stats.scalar("totals.energy", "J", "energy of all components").set(energy);
   stats.scalar("totals.area", "mm2", "area of all components").set(area);
   stats.scalar("totals.avg_power", "W", "energy over simulated time").set(length > 0 ? energy / length : 0);

@@ -237,3 +237,49 @@ TEST(MemoryTarget, AnAnalyticRunOfAMemoryWithoutAnAnalyticModelIsRefused) {
         << e.what();
   }
 }
+
+namespace {
+
+// A simple_memory that keeps an event pending for ever, as a DRAM's refresh does.
+class TickingMemory : public strata::SimpleMemory {
+ public:
+  static strata::KindSpec spec() {
+    strata::KindSpec s = strata::SimpleMemory::spec();
+    s.name = "ticking_memory";
+    s.description = "a test simple_memory with an event every 7 ns for ever";
+    return s;
+  }
+  TickingMemory(sc_core::sc_module_name n, const strata::ValidatedNode& cfg, strata::SimContext& ctx)
+      : SimpleMemory(n, cfg, ctx) {
+    sc_core::sc_spawn([] {
+      for (;;) sc_core::wait(7, sc_core::SC_NS);
+    });
+  }
+};
+
+json run_ticking(const std::string& window) {
+  strata::Registry registry;
+  strata::register_builtin_kinds(registry);
+  registry.add_component<TickingMemory>();
+  TempDir d;
+  d.write("t.trace", "0 R 0x0\n");
+  const std::string exp = d.write(
+      "e.yaml", "name: t\nsim: {stats_window: " + window +
+                    "}\nhardware: {kind: ticking_memory, clock: 1 GHz, latency: 50 ns, bandwidth: 12.8 GB/s}\n"
+                    "workload: {kind: memory_trace, path: t.trace, clock: 1 GHz}\n");
+  strata::RunOptions options;
+  options.output_dir = d.file("out");
+  return json(strata::run_experiment(strata::resolve_experiment(exp, {}, registry), registry, options).summary);
+}
+
+}  // namespace
+
+// A run ends at its last event before the first sim.stats_window boundary after its workload
+// finishes, never where a chunk sized by wall time happened to end: one read done at 55 ns, on a
+// memory whose events every 7 ns never stop, with 300 ns windows, ends the run at 294 ns (the run
+// used to end with its first chunk, at 994 ns, or later on a slow machine). One run a process.
+TEST(RunEnd, ARunWithEventsPendingEndsAtTheFirstWindowBoundaryAfterItsWorkload) {
+  const json s = run_ticking("300 ns");
+  EXPECT_NEAR(s["latency_s"].get<double>(), 55 * kNs, 1e-15);
+  EXPECT_NEAR(s["simulated_time_s"].get<double>(), 294 * kNs, 1e-15);
+}
