@@ -146,7 +146,12 @@ void Gpu::declare_costs() {
 }
 
 void Gpu::launch(KernelLaunch kernel, std::function<void(const KernelRun&)> done, bool may_sample) {
-  queue_.push_back(Pending{scheduler_->prepare(std::move(kernel), may_sample), std::move(done)});
+  enqueue(std::move(kernel), std::move(done), may_sample, kernel_launch_);
+}
+
+void Gpu::enqueue(KernelLaunch kernel, std::function<void(const KernelRun&)> done, bool may_sample,
+                  std::uint64_t launch_cycles) {
+  queue_.push_back(Pending{scheduler_->prepare(std::move(kernel), may_sample), std::move(done), launch_cycles});
   launched_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -180,7 +185,9 @@ SmCounts Gpu::totals() const {
   return total;
 }
 
-KernelRun Gpu::evaluate(const KernelLaunch& kernel) {
+KernelRun Gpu::evaluate(const KernelLaunch& kernel) { return evaluate_launched(kernel, kernel_launch_); }
+
+KernelRun Gpu::evaluate_launched(const KernelLaunch& kernel, std::uint64_t launch_cycles) {
   KernelRun r;
   r.occupancy = occupancy(limits_, kernel.threads_per_cta(), kernel.registers_per_thread, kernel.shared_bytes);
   r.clusters = active_clusters(kernel, r.occupancy);
@@ -200,7 +207,7 @@ KernelRun Gpu::evaluate(const KernelLaunch& kernel) {
   }
   KernelEstimate e;
   const std::uint64_t last = clock().cycle_at(sc_core::sc_max_time());
-  const double begin = static_cast<double>(analytic_cycle_ + kernel_launch_);
+  const double begin = static_cast<double>(analytic_cycle_ + launch_cycles);
   try {
     e = estimate_kernel(kernel, r.occupancy, timing_, sms_, m, r.clusters * kernel.cluster);
   } catch (const CycleOverflow&) {
@@ -209,7 +216,7 @@ KernelRun Gpu::evaluate(const KernelLaunch& kernel) {
   if (begin + static_cast<double>(e.cycles) > static_cast<double>(last))
     throw unrepresentable(begin + static_cast<double>(e.cycles));
   r.launch_cycle = analytic_cycle_;
-  r.start_cycle = analytic_cycle_ += kernel_launch_;
+  r.start_cycle = analytic_cycle_ += launch_cycles;
   r.end_cycle = analytic_cycle_ += e.cycles;
   r.dram_bytes = e.dram_bytes;
   if (dram && e.dram_bytes > 0) {
@@ -449,7 +456,7 @@ void Gpu::run_batch(std::vector<Pending> batch, std::uint64_t launched) {
 }
 
 void Gpu::run_alone(Pending p, std::uint64_t launched) {
-  const std::uint64_t start = launched + kernel_launch_;
+  const std::uint64_t start = launched + p.launch_cycles;
   // A kernel that reaches global memory runs window by window in step with SystemC time, so
   // its counts are live; a compute-only one runs ahead at once and its energy is spread.
   running_live_ = p.k.global;

@@ -100,7 +100,12 @@ class Gpu : public Component,
   struct Pending {
     ScheduledKernel k;
     std::function<void(const KernelRun&)> done;
+    std::uint64_t launch_cycles = 0;  // from its turn to its first CTA
   };
+  void enqueue(KernelLaunch kernel, std::function<void(const KernelRun&)> done, bool may_sample,
+               std::uint64_t launch_cycles);
+  // The kernel's `evaluate`, its first CTA `launch_cycles` after its turn.
+  KernelRun evaluate_launched(const KernelLaunch& kernel, std::uint64_t launch_cycles);
   void run();  // SC_THREAD: runs the queued kernels (concurrently where their streams differ)
   void run_batch(std::vector<Pending> batch, std::uint64_t launched);  // kernels of several streams
   void run_alone(Pending p, std::uint64_t launched);
@@ -207,6 +212,16 @@ class Gpu : public Component,
     OpId waiting = -1;
     sc_core::sc_event kernel_ended, collective_ended;
     std::size_t analytic_next = 0;
+    // kernels.launch, kernels.host_dispatch; eager: when the host has dispatched the kernels so
+    // far (seconds of simulated time); kernels submitted so far.
+    GpuLaunchMode launch = GpuLaunchMode::Stream;
+    double host_dispatch_s = 0, host_s = 0;
+    std::size_t submitted = 0;
+    // The launch path's cycles for the next kernel, and (eager) the time the host submits it.
+    std::uint64_t next_launch_cycles(std::uint64_t kernel_launch) const {
+      return launch == GpuLaunchMode::Graph && submitted > 0 ? 0 : kernel_launch;
+    }
+    double dispatch_next() { return launch == GpuLaunchMode::Eager ? host_s += host_dispatch_s : 0; }
     // The L2's counters when the previous kernel ended (kernels of one stream run one at a time).
     std::uint64_t hits = 0, misses = 0, dram = 0;
     // sim.reuse: layers. A run of identical consecutive layers simulates its first two and

@@ -40,6 +40,8 @@ void Gpu::load_graph(std::shared_ptr<const OpGraph> graph) {
   const ValidatedNode& kernels = config().child("kernels");
   GpuKernelChoices choices = read_kernel_choices(kernels);
   choices.external_collectives = host_ != nullptr;
+  graph_->launch = choices.launch;
+  graph_->host_dispatch_s = choices.host_dispatch_s;
   if (choices.gemm.cluster_m > max_cluster_)
     throw InputError(kernels.params.where("gemm_cluster"), kernels.path + ".gemm_cluster",
                      fmt::format("a cluster of {} CTAs, but this gpu's max_cluster_size is {}{}", choices.gemm.cluster_m,
@@ -81,6 +83,7 @@ void Gpu::load_graph(std::shared_ptr<const OpGraph> graph) {
     ctx.report("achieved_tflops", stat_name("achieved_tflops"));
     ctx.report("achieved_bandwidth_gbps", stat_name("achieved_bandwidth_gbps"));
     ctx.report("mapper_candidates", stat_name("mapper.candidates"));
+    ctx.report("host_bound_s", stat_name("host_bound"));
   }
   if (ctx.analytic()) return;
   sc_core::sc_spawn([this] { launch_graph(); }, "graph_launcher");
@@ -92,12 +95,19 @@ void Gpu::launch_graph() {
     GraphRun::Row& row = g.rows[i];
     if (row.reused) continue;
     if (row.kernel) {
+      // Eager: the host dispatches the kernels one after another; the GPU takes each once it is
+      // submitted (an idle GPU waits for it: host-bound).
+      const sc_core::sc_time submit(g.dispatch_next(), sc_core::SC_SEC);
+      if (submit > sc_core::sc_time_stamp()) sc_core::wait(submit - sc_core::sc_time_stamp());
       ++g.launched;
+      const std::uint64_t launch_cycles = g.next_launch_cycles(kernel_launch_);
+      ++g.submitted;
       // Reported time is one for the whole run: a GPU of a package, timed with the others, does
       // not sample (as it does not reuse layers).
       try {
-        launch(
-            row.kernel->launch, [this, i](const KernelRun& r) { graph_kernel_done(i, r); }, host_ == nullptr);
+        enqueue(
+            row.kernel->launch, [this, i](const KernelRun& r) { graph_kernel_done(i, r); }, host_ == nullptr,
+            launch_cycles);
       } catch (const std::invalid_argument& e) {
         // The mapper keeps to kernels this GPU places (GpuKernelTarget::fit); an exception must
         // not unwind through the SystemC kernel all the same.
@@ -139,7 +149,10 @@ std::optional<PackageDevice::Reached> Gpu::analytic_advance() {
       row.start_s = clock().time_of(analytic_cycle_).to_seconds();
       return Reached{row.collective, row.start_s};
     }
-    row.run = evaluate(row.kernel->launch);
+    const auto submit = static_cast<std::uint64_t>(std::ceil(g.dispatch_next() * static_cast<double>(clock().frequency_hz()) - 1e-6));
+    analytic_cycle_ = std::max(analytic_cycle_, submit);
+    row.run = evaluate_launched(row.kernel->launch, g.next_launch_cycles(kernel_launch_));
+    ++g.submitted;
     row.dram_bytes = row.run.dram_bytes;
     row.start_s = clock().time_of(row.run.launch_cycle).to_seconds();
     row.end_s = clock().time_of(row.run.end_cycle).to_seconds();
@@ -335,9 +348,12 @@ void Gpu::finalize_graph() {
   const double hz = static_cast<double>(clock().frequency_hz());
   const double peak_bandwidth = dram_ ? dram_->peak_bandwidth() : 0;
   const double fp32_peak = 2.0 * sms_ * timing_.sub_cores * timing_.fp32_lanes * hz;
-  double flops = 0, dram_bytes = 0, last = 0;
+  double flops = 0, dram_bytes = 0, last = 0, host_bound = 0;
   for (const GraphRun::Row& row : graph_->rows) {
     if (!row.done) continue;
+    // A kernel's turn comes when the one before it ends, unless the host had not submitted it
+    // yet (launch: eager): the GPU then idles, host-bound.
+    if (row.kernel) host_bound += std::max(0.0, row.start_s - last);
     last = std::max(last, row.end_s);
     if (!row.kernel) continue;  // a collective: the package reports it
     const GpuKernel& k = *row.kernel;
@@ -386,6 +402,8 @@ void Gpu::finalize_graph() {
   scalar("achieved_bandwidth_gbps", "GB/s", "DRAM bytes over latency").set(latency > 0 ? dram_bytes / latency * 1e-9 : 0);
   scalar("mapper.candidates", "configurations", "GEMM configurations the tile search estimated")
       .set(graph_->program.candidates);
+  scalar("host_bound", "s", "time the GPU waited for the host to submit its next kernel (kernels.launch: eager)")
+      .set(host_bound);
 }
 
 }  // namespace strata

@@ -39,6 +39,24 @@ const KindSpec& gpu_kernels_spec() {
                          "(gelu, silu, relu) in its epilogue, as vLLM's fused_add_rms_norm, silu_and_mul, "
                          "qkv_proj and gate_up_proj and cuBLASLt's GELU_BIAS epilogue do")
               .def("true"));
+    s.add(param::choice(
+              "launch", {"stream", "graph", "eager"},
+              "how the host launches the graph's kernels. stream: asynchronous launches queued ahead, each "
+              "kernel waiting the gpu's kernel_launch after its turn (as Accel-Sim charges it); graph: a CUDA "
+              "graph's replay, the front end holding every launch, so only the first kernel waits kernel_launch "
+              "and each later one starts as the one before ends; eager: a framework's per-operator dispatch, the "
+              "host submitting a kernel every host_dispatch, so the GPU idles (host-bound) while its kernels are "
+              "shorter than that")
+              .def("stream")
+              .hash_only_when_changed());
+    // 7.6 us: PyTorch 2.11's floor a call, a trivial add launched back to back on the measured
+    // H100's host [V, ../shared/reference/gpu-silicon.md, "PyTorch's own per-call floor"].
+    s.add(param::quantity("host_dispatch", UnitFamily::Time,
+                          "launch: eager: the host's time to dispatch one kernel (the framework's operator "
+                          "dispatch and the launch call)")
+              .def("7.6 us")
+              .range("0 s", "1 s")
+              .hash_only_when_changed());
     return s;
   }();
   return spec;
@@ -65,6 +83,11 @@ GpuKernelChoices read_kernel_choices(const ValidatedNode& kernels) {
                  : spmm == "merge"   ? SpmmPartition::Merge
                                      : SpmmPartition::Auto;
   choices.fuse = p.flag("fuse");
+  const std::string launch = p.string("launch");
+  choices.launch = launch == "graph"   ? GpuLaunchMode::Graph
+                   : launch == "eager" ? GpuLaunchMode::Eager
+                                       : GpuLaunchMode::Stream;
+  choices.host_dispatch_s = p.quantity("host_dispatch");
   const std::string attention = p.string("attention");
   choices.attention = attention == "flash2"   ? AttentionKernel::Flash2
                       : attention == "flash3" ? AttentionKernel::Flash3

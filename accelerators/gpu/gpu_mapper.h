@@ -61,12 +61,17 @@ struct GpuProgram {
 };
 
 // What the configuration fixes of the generators' choices.
+// How the host launches a graph's kernels (`kernels.launch`).
+enum class GpuLaunchMode { Stream, Graph, Eager };
+
 struct GpuKernelChoices {
   GemmConstraints gemm;
   SpmmPartition spmm = SpmmPartition::Auto;
   AttentionKernel attention = AttentionKernel::Auto;
   bool fuse = true;                   // fused streaming kernels and merged projections
   bool external_collectives = false;  // in a package: collectives become external ops
+  GpuLaunchMode launch = GpuLaunchMode::Stream;
+  double host_dispatch_s = 0;  // eager: host time a kernel launch
 };
 
 // The gpu kind's `kernels` section.
