@@ -200,6 +200,7 @@ class Gpu : public Component,
       std::int32_t layer = -1;  // its operator's
       KernelRun run;
       double start_s = 0, end_s = 0;  // reported time (sim.reuse): its turn, its end
+      double submit_s = 0;            // launch: eager: when the host submitted it (reported time)
       std::uint64_t dram_bytes = 0, l2_hits = 0, l2_misses = 0;
       bool done = false;
       bool reused = false;  // not simulated: sim.reuse counted an identical layer's launch again

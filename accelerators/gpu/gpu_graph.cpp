@@ -99,6 +99,7 @@ void Gpu::launch_graph() {
       // submitted (an idle GPU waits for it: host-bound).
       const sc_core::sc_time submit(g.dispatch_next(), sc_core::SC_SEC);
       if (submit > sc_core::sc_time_stamp()) sc_core::wait(submit - sc_core::sc_time_stamp());
+      row.submit_s = context().reported_time()(submit.to_seconds());
       ++g.launched;
       const std::uint64_t launch_cycles = g.next_launch_cycles(kernel_launch_);
       ++g.submitted;
@@ -149,7 +150,9 @@ std::optional<PackageDevice::Reached> Gpu::analytic_advance() {
       row.start_s = clock().time_of(analytic_cycle_).to_seconds();
       return Reached{row.collective, row.start_s};
     }
-    const auto submit = static_cast<std::uint64_t>(std::ceil(g.dispatch_next() * static_cast<double>(clock().frequency_hz()) - 1e-6));
+    const auto submit =
+        static_cast<std::uint64_t>(std::ceil(g.dispatch_next() * static_cast<double>(clock().frequency_hz()) - 1e-6));
+    row.submit_s = clock().time_of(submit).to_seconds();
     analytic_cycle_ = std::max(analytic_cycle_, submit);
     row.run = evaluate_launched(row.kernel->launch, g.next_launch_cycles(kernel_launch_));
     ++g.submitted;
@@ -302,6 +305,7 @@ void Gpu::graph_layer_done(std::size_t i) {
       copy.l2_misses = measured.l2_misses;
       copy.start_s = measured.start_s + layer_s * static_cast<double>(j + 1);
       copy.end_s = measured.end_s + layer_s * static_cast<double>(j + 1);
+      if (measured.submit_s > 0) copy.submit_s = measured.submit_s + layer_s * static_cast<double>(j + 1);
       copy.done = true;
       ++g.done;
     }
@@ -351,9 +355,9 @@ void Gpu::finalize_graph() {
   double flops = 0, dram_bytes = 0, last = 0, host_bound = 0;
   for (const GraphRun::Row& row : graph_->rows) {
     if (!row.done) continue;
-    // A kernel's turn comes when the one before it ends, unless the host had not submitted it
+    // A kernel's turn comes when the row before it ends, unless the host had not submitted it
     // yet (launch: eager): the GPU then idles, host-bound.
-    if (row.kernel) host_bound += std::max(0.0, row.start_s - last);
+    if (row.kernel) host_bound += std::max(0.0, row.submit_s - last);
     last = std::max(last, row.end_s);
     if (!row.kernel) continue;  // a collective: the package reports it
     const GpuKernel& k = *row.kernel;
