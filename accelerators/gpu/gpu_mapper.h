@@ -60,10 +60,10 @@ struct GpuProgram {
   int candidates = 0;              // GEMM configurations the tile search estimated
 };
 
-// What the configuration fixes of the generators' choices.
 // How the host launches a graph's kernels (`kernels.launch`).
 enum class GpuLaunchMode { Stream, Graph, Eager };
 
+// What the configuration fixes of the generators' choices, and how the kernels are launched.
 struct GpuKernelChoices {
   GemmConstraints gemm;
   SpmmPartition spmm = SpmmPartition::Auto;

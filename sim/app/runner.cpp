@@ -261,7 +261,11 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
   if (interrupt_requested()) return leave_marker();
   StatsRegistry& stats = ctx.stats();
   const double length = reported_end.to_seconds();
-  stats.scalar("totals.simulated_time", "s", "when the run ended: its last event before the first sim.stats_window boundary after the workload finished (with the spans sim.reuse repeated)").set(length);
+  stats
+      .scalar("totals.simulated_time", "s",
+              "when the run ended: its last event before the first sim.stats_window boundary after the workload "
+              "finished (with the spans sim.reuse repeated)")
+      .set(length);
   stats.scalar("totals.energy", "J", "energy of all components").set(energy);
   stats.scalar("totals.area", "mm2", "area of all components").set(area);
   stats.scalar("totals.avg_power", "W", "energy over simulated time").set(length > 0 ? energy / length : 0);
