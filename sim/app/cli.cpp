@@ -47,7 +47,8 @@ std::string format_value(const nlohmann::ordered_json& v) {
 }
 
 int report_interrupted_run(const RunResult& r) {
-  return report_interrupted(fmt::format("strata: interrupted; partial-run marker {}/interrupted.json, no results\n", r.dir));
+  return report_interrupted(
+      fmt::format("strata: interrupted; partial-run marker {}/interrupted.json, no results\n", r.dir));
 }
 
 int cmd_run(const std::string& experiment, const std::vector<std::string>& sets, const std::string& output,

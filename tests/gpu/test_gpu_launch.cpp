@@ -67,8 +67,9 @@ TEST(GpuLaunch, EagerDispatchMakesASmallKernelsStepHostBound) {
   }
   // A host that dispatches in no time leaves the stream's step as it was.
   const LaunchRun stream = decode("--set sim.fidelity=analytic");
-  const LaunchRun instant = decode("--set sim.fidelity=analytic --set hardware.kernels.launch=eager "
-                             "--set hardware.kernels.host_dispatch=0s");
+  const LaunchRun instant = decode(
+      "--set sim.fidelity=analytic --set hardware.kernels.launch=eager "
+      "--set hardware.kernels.host_dispatch=0s");
   EXPECT_DOUBLE_EQ(instant.latency(), stream.latency());
   EXPECT_EQ(instant.host_bound(), 0);
 }
@@ -77,9 +78,8 @@ TEST(GpuLaunch, EagerDispatchMakesASmallKernelsStepHostBound) {
 TEST(GpuLaunch, EagerAddsOneDispatchBeforeALongKernel) {
   const auto gemm = [](const std::string& sets) {
     TempDir dir;
-    const CommandResult r =
-        run_strata("run -q configs/experiments/gpu-gemm.yaml --set sim.fidelity=analytic " + sets + " -o '" +
-                   dir.file("out") + "'");
+    const CommandResult r = run_strata("run -q configs/experiments/gpu-gemm.yaml --set sim.fidelity=analytic " + sets +
+                                       " -o '" + dir.file("out") + "'");
     EXPECT_EQ(r.code, 0) << r.err;
     return r.code == 0 ? json_file(dir.file("out/summary.json")) : nlohmann::json::object();
   };

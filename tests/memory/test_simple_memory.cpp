@@ -263,10 +263,10 @@ json run_ticking(const std::string& window) {
   registry.add_component<TickingMemory>();
   TempDir d;
   d.write("t.trace", "0 R 0x0\n");
-  const std::string exp = d.write(
-      "e.yaml", "name: t\nsim: {stats_window: " + window +
-                    "}\nhardware: {kind: ticking_memory, clock: 1 GHz, latency: 50 ns, bandwidth: 12.8 GB/s}\n"
-                    "workload: {kind: memory_trace, path: t.trace, clock: 1 GHz}\n");
+  const std::string exp =
+      d.write("e.yaml", "name: t\nsim: {stats_window: " + window +
+                            "}\nhardware: {kind: ticking_memory, clock: 1 GHz, latency: 50 ns, bandwidth: 12.8 GB/s}\n"
+                            "workload: {kind: memory_trace, path: t.trace, clock: 1 GHz}\n");
   strata::RunOptions options;
   options.output_dir = d.file("out");
   return json(strata::run_experiment(strata::resolve_experiment(exp, {}, registry), registry, options).summary);

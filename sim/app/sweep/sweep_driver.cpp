@@ -256,7 +256,8 @@ int run_sweep(const std::string& file, const SweepOptions& opts, const Registry&
   }
   const CollectResult r = collect_results(dir, plan);
   if (interrupted) {
-    return report_interrupted(fmt::format("strata: sweep interrupted; `strata sweep {} --resume` continues it\n", file));
+    return report_interrupted(
+        fmt::format("strata: sweep interrupted; `strata sweep {} --resume` continues it\n", file));
   }
   print_collect(dir, r, plan.two_stage);
   return r.failed > 0 ? kExitPointsFailed : 0;
