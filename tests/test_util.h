@@ -125,6 +125,23 @@ inline CommandResult run_strata(const std::string& args, const std::string& cwd 
 
 // A reference check of configs/validation/ (its figure and tolerance live only there: the test
 // and `strata validate` read the same file).
+// The `# smoke:` settings of a shipped example (a path under the source tree; "" when it has none).
+inline std::string smoke_settings(const std::string& experiment) {
+  std::ifstream in(source_path(experiment));
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("# smoke: ", 0) == 0) return line.substr(9);
+  return "";
+}
+
+// The config hash `strata config ARGS` prints ("" when it fails).
+inline std::string config_hash_of(const std::string& args) {
+  const CommandResult r = run_strata("config " + args);
+  EXPECT_EQ(r.code, 0) << r.err;
+  const size_t at = r.out.find("# config hash ");
+  return at == std::string::npos ? "" : r.out.substr(at + 14, 32);
+}
+
 inline const ValidationCheck& validation_check(const std::string& suite, const std::string& id) {
   static const std::vector<ValidationSuite> suites = load_validation_suites(source_path("configs/validation"));
   return find_validation_check(suites, suite, id);

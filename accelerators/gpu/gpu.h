@@ -207,20 +207,19 @@ class Gpu : public Component,
     };
     std::vector<Row> rows;
     std::size_t done = 0;
-    // In a package: kernels launched and ended so far, the collective the stream waits at, and
-    // (analytic) the next row to evaluate.
+    // Kernels launched (submitted to the GPU, at either fidelity) and ended so far; in a package,
+    // the collective the stream waits at, and (analytic) the next row to evaluate.
     std::size_t launched = 0, ended = 0;
     OpId waiting = -1;
     sc_core::sc_event kernel_ended, collective_ended;
     std::size_t analytic_next = 0;
     // kernels.launch, kernels.host_dispatch; eager: when the host has dispatched the kernels so
-    // far (seconds of simulated time); kernels submitted so far.
+    // far (seconds of simulated time).
     GpuLaunchMode launch = GpuLaunchMode::Stream;
     double host_dispatch_s = 0, host_s = 0;
-    std::size_t submitted = 0;
     // The launch path's cycles for the next kernel, and (eager) the time the host submits it.
     std::uint64_t next_launch_cycles(std::uint64_t kernel_launch) const {
-      return launch == GpuLaunchMode::Graph && submitted > 0 ? 0 : kernel_launch;
+      return launch == GpuLaunchMode::Graph && launched > 0 ? 0 : kernel_launch;
     }
     double dispatch_next() { return launch == GpuLaunchMode::Eager ? host_s += host_dispatch_s : 0; }
     // The L2's counters when the previous kernel ended (kernels of one stream run one at a time).

@@ -100,9 +100,8 @@ void Gpu::launch_graph() {
       const sc_core::sc_time submit(g.dispatch_next(), sc_core::SC_SEC);
       if (submit > sc_core::sc_time_stamp()) sc_core::wait(submit - sc_core::sc_time_stamp());
       row.submit_s = context().reported_time()(submit.to_seconds());
-      ++g.launched;
       const std::uint64_t launch_cycles = g.next_launch_cycles(kernel_launch_);
-      ++g.submitted;
+      ++g.launched;
       // Reported time is one for the whole run: a GPU of a package, timed with the others, does
       // not sample (as it does not reuse layers).
       try {
@@ -155,7 +154,7 @@ std::optional<PackageDevice::Reached> Gpu::analytic_advance() {
     row.submit_s = clock().time_of(submit).to_seconds();
     analytic_cycle_ = std::max(analytic_cycle_, submit);
     row.run = evaluate_launched(row.kernel->launch, g.next_launch_cycles(kernel_launch_));
-    ++g.submitted;
+    ++g.launched;
     row.dram_bytes = row.run.dram_bytes;
     row.start_s = clock().time_of(row.run.launch_cycle).to_seconds();
     row.end_s = clock().time_of(row.run.end_cycle).to_seconds();

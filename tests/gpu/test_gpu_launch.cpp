@@ -3,7 +3,6 @@
 // GPU wait for a host that dispatches a kernel every host_dispatch (host-bound time).
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -24,12 +23,9 @@ struct LaunchRun {
 // kernels, most of them a few microseconds long.
 LaunchRun decode(const std::string& sets) {
   const std::string exp = "configs/experiments/gpu-llama-decode.yaml";
-  std::string smoke;
-  std::ifstream in(source_path(exp));
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("# smoke: ", 0) == 0) smoke = line.substr(9);
   TempDir dir;
-  const CommandResult r = run_strata("run -q " + exp + " " + smoke + " " + sets + " -o '" + dir.file("out") + "'");
+  const CommandResult r =
+      run_strata("run -q " + exp + " " + smoke_settings(exp) + " " + sets + " -o '" + dir.file("out") + "'");
   EXPECT_EQ(r.code, 0) << r.err;
   if (r.code != 0) return {};
   return LaunchRun{json_file(dir.file("out/summary.json")), json_file(dir.file("out/stats.json"))};
@@ -102,12 +98,7 @@ TEST(GpuLaunch, BadLaunchKeysAreOneLineErrors) {
 
 // Naming the defaults changes no config hash: results made before these keys keep their folders.
 TEST(GpuLaunch, TheDefaultsLeaveTheConfigHashAlone) {
-  const auto hash = [](const std::string& sets) {
-    const CommandResult r = run_strata("config configs/experiments/gpu-gemm.yaml " + sets);
-    EXPECT_EQ(r.code, 0) << r.err;
-    const auto at = r.out.find("# config hash ");
-    return at == std::string::npos ? std::string() : r.out.substr(at + 14, 32);
-  };
+  const auto hash = [](const std::string& sets) { return config_hash_of("configs/experiments/gpu-gemm.yaml " + sets); };
   const std::string plain = hash("");
   EXPECT_EQ(plain.size(), 32u);
   EXPECT_EQ(hash("--set hardware.kernels.launch=stream --set 'hardware.kernels.host_dispatch=7.6 us'"), plain);

@@ -20,12 +20,7 @@ namespace {
 
 const std::string kGcn = source_path("configs/experiments/npu-gcn-cora.yaml");
 
-std::string config_hash(const std::string& args) {
-  const auto r = run_strata("config " + kGcn + " " + args);
-  EXPECT_EQ(r.code, 0) << r.err;
-  const size_t at = r.out.find("# config hash ");
-  return at == std::string::npos ? "" : r.out.substr(at + 14, 32);
-}
+std::string config_hash(const std::string& args) { return strata::testing::config_hash_of(kGcn + " " + args); }
 
 // A vector unit of a new kind: one header, one source and one registration line in real code.
 class TracedVectorUnit : public strata::VectorUnit {

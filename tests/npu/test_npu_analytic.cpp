@@ -21,15 +21,6 @@ namespace {
 constexpr double kLatencyBound = 0.10;
 constexpr double kEnergyBound = 0.05;
 
-// The `# smoke:` settings of a shipped example ("" when it has none).
-std::string smoke_settings(const std::string& experiment) {
-  std::ifstream in(source_path(experiment));
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("# smoke: ", 0) == 0) return line.substr(9);
-  return "";
-}
-
 struct Fidelities {
   nlohmann::json cycle, analytic;
 };
