@@ -27,6 +27,7 @@ class SimpleMemory : public Component, public MemoryTarget, public AnalyticMemor
   // Analytic fidelity: the one data channel sustains its bandwidth exactly; a request waits
   // `latency` before its data.
   double sustained_bandwidth() const override { return peak_bandwidth(); }
+  double streaming_energy_per_byte() const override { return 8 * bit_energy_.joules_per_event(); }
   double unloaded_latency(bool) const override { return latency_.to_seconds(); }
   double bandwidth_share(const AnalyticTransfer&) override { return 1; }  // one channel
   std::uint64_t queue_requests(std::uint64_t) const override { return queue_depth_; }

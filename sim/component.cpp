@@ -68,7 +68,7 @@ double Component::static_power_w() const {
 
 double Component::dynamic_energy_j() const {
   double j = 0;
-  for (const auto& [event, e] : events_) j += static_cast<double>(e->count()) * e->joules_per_event();
+  for (const auto& [event, e] : events_) j += e->joules();
   return j;
 }
 
@@ -107,7 +107,7 @@ void Component::repeat_totals(const std::vector<double>&, double, const sc_core:
 std::pair<double, double> Component::close_accounting(const sc_core::sc_time& end) {
   double total = 0;
   for (const auto& [event, e] : events_) {
-    const double joules = static_cast<double>(e->count()) * e->joules_per_event();
+    const double joules = e->joules();
     scalar("energy." + event, "J", fmt::format("energy of {} events at {:g} J each", event, e->joules_per_event()))
         .set(joules);
     total += joules;

@@ -30,12 +30,21 @@ class EnergyEvent {
  public:
   EnergyEvent(Counter& count, double joules) : count_(count), joules_(joules) {}
   void add(std::uint64_t n = 1) { count_.add(n); }
+  // n events at `factor` times the energy each (DVFS: the supply squared, relative to the
+  // table's supply).
+  void add(std::uint64_t n, double factor) {
+    count_.add(n);
+    extra_j_ += static_cast<double>(n) * joules_ * (factor - 1);
+  }
   std::uint64_t count() const { return count_.count(); }
   double joules_per_event() const { return joules_; }
+  // Energy of the events counted: count x energy each, changed by the factors of add(n, factor).
+  double joules() const { return static_cast<double>(count_.count()) * joules_ + extra_j_; }
 
  private:
   Counter& count_;
   double joules_;
+  double extra_j_ = 0;  // exactly 0 unless some events were added at another supply
 };
 
 class Component;
@@ -66,6 +75,8 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   ~Component() override;
 
   const Clock& clock() const { return clock_; }
+  // DVFS: the component's clock runs at `hz` from cycle `at` on (Clock::retime).
+  void retime_clock(std::uint64_t at, double hz) { clock_.retime(at, hz); }
   const Params& params() const { return cfg_.params; }
   const ValidatedNode& config() const { return cfg_; }
   SimContext& context() const { return ctx_; }
@@ -101,6 +112,9 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   void add_area(const std::string& part, double mm2, double leakage_w);
   double area_mm2() const;
   double static_power_w() const;
+  // Power drawn between events besides static power, at the component's present state (a clock
+  // tree at its present clock): the power monitor closes windows without events at it.
+  virtual double idle_power_w() const { return 0; }
   // Dynamic energy so far (events x energy); the power monitor samples it every window.
   // Components that count their events only at the end override it with a live figure.
   virtual double dynamic_energy_j() const;

@@ -58,6 +58,9 @@ class AnalyticMemory {
   // Seconds from a request's arrival to its response on an idle memory (for a write, to its
   // acceptance where writes are posted).
   virtual double unloaded_latency(bool write) const = 0;
+  // The dynamic energy (J) a byte of a long sequential read stream costs: the array access and
+  // the I/O, not the standby power (a device's power model estimates a load's power with it).
+  virtual double streaming_energy_per_byte() const = 0;
   // The share of the sustained bandwidth `t` can draw on, in (0, 1]: less than 1 where its
   // addresses fall in only some of the memory's channels (a block of rows whose stride is a
   // multiple of the channel interleave), or where each row costs a DRAM row activation.

@@ -52,9 +52,12 @@ void PowerMonitor::sample_idle_through(const sc_core::sc_time& t) {
   const auto idle = static_cast<std::uint64_t>((t - last_t_) / window_);  // whole windows left
   if (idle == 0) return;
   const sc_core::sc_time to = last_t_ + window_ * static_cast<double>(idle);
-  series_.add_spread(to_seconds(last_t_), to_seconds(to), static_w_ * to_seconds(to - last_t_));
+  double idle_w = 0;
+  for (const Component* c : components_) idle_w += c->idle_power_w();
+  series_.add_spread(to_seconds(last_t_), to_seconds(to), (static_w_ + idle_w) * to_seconds(to - last_t_));
+  last_j_ += idle_w * to_seconds(to - last_t_);  // what dynamic_energy() grows by meanwhile
   last_t_ = to;
-  peak_w_ = std::max(peak_w_, static_w_);
+  peak_w_ = std::max(peak_w_, static_w_ + idle_w);
 }
 
 void PowerMonitor::finish(const sc_core::sc_time& end) {

@@ -79,6 +79,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
     scratch_.resize(kLineBytes);
   }
   declare_costs();
+  declare_power();
   ctx.report("warp_instructions", stat_name("warp_instructions"));
   SC_HAS_PROCESS(Gpu);
   SC_THREAD(run);
@@ -191,20 +192,9 @@ KernelRun Gpu::evaluate_launched(const KernelLaunch& kernel, std::uint64_t launc
   KernelRun r;
   r.occupancy = occupancy(limits_, kernel.threads_per_cta(), kernel.registers_per_thread, kernel.shared_bytes);
   r.clusters = active_clusters(kernel, r.occupancy);
-  MemoryEstimate m;
-  const double hz = static_cast<double>(clock().frequency_hz());
+  clock_kernel(kernel, analytic_cycle_);
+  const MemoryEstimate m = memory_estimate(static_cast<double>(clock().frequency_hz()));
   AnalyticMemory* dram = dram_ ? &analytic_memory(*dram_, memory_component_->config()) : nullptr;
-  if (l2_) {
-    const L2Config& l2 = l2_config_;
-    m.l1_bytes = timing_.l1_bytes;
-    m.l1_latency = timing_.l1_latency;
-    m.l2_bytes = l2.bytes;
-    // Half the slices are in the other partition: half the far penalty on average.
-    m.l2_latency = static_cast<double>(l2.latency) + static_cast<double>(l2.far_latency) / 2;
-    m.dram_latency = m.l2_latency + 2.0 * static_cast<double>(l2.dram_latency) + dram->unloaded_latency(false) * hz;
-    m.l2_bytes_per_cycle = static_cast<double>(l2.slices * l2.slice_sectors * kSectorBytes);
-    m.dram_bytes_per_cycle = dram->sustained_bandwidth() / hz;
-  }
   KernelEstimate e;
   const std::uint64_t last = clock().cycle_at(sc_core::sc_max_time());
   const double begin = static_cast<double>(analytic_cycle_ + launch_cycles);
@@ -227,8 +217,8 @@ KernelRun Gpu::evaluate_launched(const KernelLaunch& kernel, std::uint64_t launc
     t.requests = e.dram_bytes / kLineBytes;
     t.request_align = kLineBytes;
     t.streams = sms_;
-    t.start_s = static_cast<double>(r.start_cycle) / hz;
-    t.end_s = static_cast<double>(r.end_cycle) / hz;
+    t.start_s = clock().seconds_of(r.start_cycle);
+    t.end_s = clock().seconds_of(r.end_cycle);
     dram->account_analytic(t);
   }
   r.waves = e.waves;
@@ -237,6 +227,9 @@ KernelRun Gpu::evaluate_launched(const KernelLaunch& kernel, std::uint64_t launc
   analytic_.add(c);
   analytic_.busy_cycles += c.busy_cycles;
   analytic_.ctas += c.ctas;
+  // The power monitor spreads an analytic run's energy over it (PowerMonitor::finish_average).
+  finished_energy_ = energy_of(totals());
+  kernel_energy_done(finished_energy_);
   warp_instructions_.add(c.warp_instructions);
   ctas_.add(kernel.ctas());
   kernels_.add();
@@ -244,12 +237,16 @@ KernelRun Gpu::evaluate_launched(const KernelLaunch& kernel, std::uint64_t launc
 }
 
 double Gpu::dynamic_energy_j() const {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  return powered_energy_j(counted_energy_j(now), now);
+}
+
+double Gpu::counted_energy_j(const sc_core::sc_time& now) const {
   if (!running_) return finished_energy_;
   // A kernel in step with SystemC time: its counts so far (its SMs are one window ahead).
   if (running_live_) return energy_of(totals());
   // A compute-only kernel's events are all counted when it starts (its SMs run ahead of
   // SystemC time): its energy is spread evenly over its run.
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
   if (now <= running_start_) return finished_energy_;  // still launching
   const double span = to_seconds(running_end_ - running_start_);
   const double done = span > 0 ? std::min(1.0, to_seconds(now - running_start_) / span) : 1.0;
@@ -258,12 +255,22 @@ double Gpu::dynamic_energy_j() const {
 
 void Gpu::free(tlm::tlm_generic_payload* gp) { payloads_.recycle(gp); }
 
-std::vector<double> Gpu::reuse_totals(const sc_core::sc_time&) const {
-  return l2_ ? l2_->counters() : std::vector<double>{};
+std::vector<double> Gpu::reuse_totals(const sc_core::sc_time& now) const {
+  std::vector<double> t = l2_ ? l2_->counters() : std::vector<double>{};
+  const ClockTotals c = clock_totals(now);
+  t.insert(t.end(), {c.weighted_cycles, c.cycles, c.seconds, c.limited_s});
+  return t;
 }
 
-void Gpu::repeat_totals(const std::vector<double>& since, double times, const sc_core::sc_time&) {
-  if (l2_) l2_->repeat_counters(since, times);
+void Gpu::repeat_totals(const std::vector<double>& since, double times, const sc_core::sc_time& now) {
+  const std::size_t l2_count = since.size() - 4;
+  if (l2_) l2_->repeat_counters(std::vector<double>(since.begin(), since.begin() + static_cast<std::ptrdiff_t>(l2_count)), times);
+  // The clock ran through the repeated span `times` more.
+  const ClockTotals c = clock_totals(now);
+  repeated_clock_.weighted_cycles += (c.weighted_cycles - since[l2_count]) * times;
+  repeated_clock_.cycles += (c.cycles - since[l2_count + 1]) * times;
+  repeated_clock_.seconds += (c.seconds - since[l2_count + 2]) * times;
+  repeated_clock_.limited_s += (c.limited_s - since[l2_count + 3]) * times;
 }
 
 void Gpu::issue_dram(int port) {
@@ -432,6 +439,7 @@ void Gpu::run() {
 }
 
 void Gpu::run_batch(std::vector<Pending> batch, std::uint64_t launched) {
+  clock_kernel(batch.front().k.kernel, launched);  // the batch's first kernel sets the clock
   running_live_ = false;
   running_start_ = clock().time_of(launched + kernel_launch_);
   std::vector<const ScheduledKernel*> kernels;
@@ -449,6 +457,7 @@ void Gpu::run_batch(std::vector<Pending> batch, std::uint64_t launched) {
     wait_in_windows(clock().time_of(runs[k].end_cycle));
     if (k == order.back()) {
       finished_energy_ = energy_of(totals());
+      kernel_energy_done(finished_energy_);
       running_ = false;
     }
     batch[k].done(runs[k]);
@@ -456,6 +465,7 @@ void Gpu::run_batch(std::vector<Pending> batch, std::uint64_t launched) {
 }
 
 void Gpu::run_alone(Pending p, std::uint64_t launched) {
+  clock_kernel(p.k.kernel, launched);
   const std::uint64_t start = launched + p.launch_cycles;
   // A kernel that reaches global memory runs window by window in step with SystemC time, so
   // its counts are live; a compute-only one runs ahead at once and its energy is spread.
@@ -472,6 +482,7 @@ void Gpu::run_alone(Pending p, std::uint64_t launched) {
   running_end_ = clock().time_of(r.end_cycle);
   wait_in_windows(running_end_);
   finished_energy_ = energy_of(totals());
+  kernel_energy_done(finished_energy_);
   running_ = false;
   p.done(r);
 }
@@ -499,16 +510,19 @@ void Gpu::finalize(const sc_core::sc_time& end) {
                         (reported_s(end) - end.to_seconds()) * static_cast<double>(clock().frequency_hz());
   scalar("sm_utilization", "fraction", "SM-cycles with a CTA resident over SMs x cycles")
       .set(cycles > 0 ? static_cast<double>(total.busy_cycles) / (cycles * sms_) : 0);
-  // The energy events, counted at the end (dynamic_energy_j() gave the power monitor a live figure).
-  events_.rf_read->add(total.rf_reads);
-  events_.rf_write->add(total.rf_writes);
-  events_.fp32->add(total.thread_ops[static_cast<int>(WarpOp::Fp32)]);
-  events_.fp64->add(total.thread_ops[static_cast<int>(WarpOp::Fp64)]);
-  events_.integer->add(total.thread_ops[static_cast<int>(WarpOp::Int)]);
-  events_.sfu->add(total.thread_ops[static_cast<int>(WarpOp::Sfu)]);
-  if (events_.shared) events_.shared->add(total.shared_wavefronts);
-  for (const auto& [f, n] : total.tensor_macs) events_.macs.at(f)->add(n);
-  if (events_.l1) events_.l1->add(total.l1_hit_sectors + total.l1_miss_sectors);
+  // The energy events, counted at the end (dynamic_energy_j() gave the power monitor a live figure),
+  // at the supplies their kernels ran at.
+  const double v2 = dvfs_event_factor();
+  events_.rf_read->add(total.rf_reads, v2);
+  events_.rf_write->add(total.rf_writes, v2);
+  events_.fp32->add(total.thread_ops[static_cast<int>(WarpOp::Fp32)], v2);
+  events_.fp64->add(total.thread_ops[static_cast<int>(WarpOp::Fp64)], v2);
+  events_.integer->add(total.thread_ops[static_cast<int>(WarpOp::Int)], v2);
+  events_.sfu->add(total.thread_ops[static_cast<int>(WarpOp::Sfu)], v2);
+  if (events_.shared) events_.shared->add(total.shared_wavefronts, v2);
+  for (const auto& [f, n] : total.tensor_macs) events_.macs.at(f)->add(n, v2);
+  if (events_.l1) events_.l1->add(total.l1_hit_sectors + total.l1_miss_sectors, v2);
+  finalize_power(end);
   const auto rate = [](std::uint64_t part, std::uint64_t whole) {
     return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
   };
@@ -521,7 +535,7 @@ void Gpu::finalize(const sc_core::sc_time& end) {
   }
   if (l2_) {
     const std::uint64_t l2_sectors = l2_->hit_sectors() + l2_->miss_sectors() + l2_->write_sectors();
-    events_.l2->add(l2_sectors + l2_->dram_read_bytes() / kSectorBytes);
+    events_.l2->add(l2_sectors + l2_->dram_read_bytes() / kSectorBytes, v2);
     counter("l2.hit_sectors", "sectors", "load sectors found in the L2").add(l2_->hit_sectors());
     counter("l2.miss_sectors", "sectors", "load sectors the L2 asked the DRAM for (or waited on)")
         .add(l2_->miss_sectors());

@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <vector>
 
@@ -33,6 +34,7 @@
 #include "sim/component.h"
 #include "sim/input_error.h"
 #include "sim/payload_pool.h"
+#include "sim/power_management.h"
 #include "sim/ports.h"
 #include "sim/reuse.h"
 #include "sim/tlm_at.h"
@@ -40,6 +42,8 @@
 #include "workloads/graph_workload.h"
 
 namespace strata {
+
+struct MemoryEstimate;
 
 class Gpu : public Component,
             public tlm::tlm_mm_interface,
@@ -64,6 +68,7 @@ class Gpu : public Component,
   const std::vector<int>& gpcs() const { return scheduler_->gpcs(); }  // SMs per GPC, numbered GPC by GPC
   void finalize(const sc_core::sc_time& end) override;
   double dynamic_energy_j() const override;
+  double idle_power_w() const override;
   // sim.reuse and sim.sample: the L2's counters are the GPU's own totals.
   std::vector<double> reuse_totals(const sc_core::sc_time& now) const override;
   void repeat_totals(const std::vector<double>& since, double times, const sc_core::sc_time& now) override;
@@ -183,7 +188,45 @@ class Gpu : public Component,
 
   // Declares the energy events and the silicon of `sms_` SMs from the technology table.
   void declare_costs();
+
+  // Power management (gpu_power.cpp; with `clocks`): each kernel runs at the clock the policy
+  // picks at its launch from its closed-form power, the SM clock changing between kernels.
+  std::optional<PowerManagement> power_;
+  EnergyEvent* clock_event_ = nullptr;  // a cycle of the clock tree over the clocked area
+  double kernel_factor_ = 1;            // the running kernel's supply squared (energy factor)
+  double nominal_done_j_ = 0;           // finished kernels' dynamic energy at the table's supply
+  double scaled_done_j_ = 0;            // and at the supplies they ran at
+  void declare_power();
+  // The clock's run to a time: cycles weighted by their supply squared, cycles, seconds, and
+  // the seconds the power limit held it under its boost.
+  struct ClockTotals {
+    double weighted_cycles = 0, cycles = 0, seconds = 0, limited_s = 0;
+  };
+  ClockTotals clock_totals(const sc_core::sc_time& t) const;
+  ClockTotals repeated_clock_;  // what sim.reuse and sim.sample counted again
+  // The memory the closed form sees at SM clock `hz`.
+  MemoryEstimate memory_estimate(double hz) const;
+  // The whole device's power (W) running `kernel` at `hz`, in closed form.
+  double kernel_power_w(const KernelLaunch& kernel, double hz) const;
+  // Sets the SM clock for `kernel` from cycle `at` on (the policy's choice).
+  void clock_kernel(const KernelLaunch& kernel, std::uint64_t at);
+  // A kernel's nominal dynamic energy `nominal_j` is done, at the running kernel's supply.
+  void kernel_energy_done(double nominal_j);
+  // The dynamic energy `nominal_j` (at the table's supply; everything counted so far) at the
+  // supplies the kernels ran at, plus the clock tree's energy to `now`.
+  double powered_energy_j(double nominal_j, const sc_core::sc_time& now) const;
+  // Adds the clock tree's cycles and scales the counted events; writes the power statistics.
+  void finalize_power(const sc_core::sc_time& end);
+  // What the counted events' energy is multiplied by: the kernels' supplies squared, weighted by
+  // their energy (1 without power management).
+  double dvfs_event_factor() const;
+  // The clock peaks are quoted at, and the mapper plans for: the boost with power management.
+  double peak_clock_hz() const {
+    return power_ ? power_->boost_hz() : static_cast<double>(clock().frequency_hz());
+  }
   double energy_of(const SmCounts& c) const;  // the dynamic energy of these counts
+  // The dynamic energy counted to `now` at the table's supply (the running kernel's spread).
+  double counted_energy_j(const sc_core::sc_time& now) const;
   SmCounts totals() const;                    // every SM's counts summed
   struct Events {
     EnergyEvent *rf_read = nullptr, *rf_write = nullptr, *fp32 = nullptr, *fp64 = nullptr, *integer = nullptr,

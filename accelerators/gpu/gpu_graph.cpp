@@ -18,7 +18,7 @@ GpuKernelTarget Gpu::kernel_target() const {
   t.sms = sms_;
   t.limits = limits_;
   t.timing = timing_;
-  t.clock_hz = static_cast<double>(clock().frequency_hz());
+  t.clock_hz = peak_clock_hz();
   t.launch_cycles = kernel_launch_;
   t.gpcs = scheduler_->gpcs();
   t.max_cluster = max_cluster_;
@@ -149,8 +149,7 @@ std::optional<PackageDevice::Reached> Gpu::analytic_advance() {
       row.start_s = clock().time_of(analytic_cycle_).to_seconds();
       return Reached{row.collective, row.start_s};
     }
-    const auto submit =
-        static_cast<std::uint64_t>(std::ceil(g.dispatch_next() * static_cast<double>(clock().frequency_hz()) - 1e-6));
+    const std::uint64_t submit = clock().cycle_at_or_after(g.dispatch_next());
     row.submit_s = clock().time_of(submit).to_seconds();
     analytic_cycle_ = std::max(analytic_cycle_, submit);
     row.run = evaluate_launched(row.kernel->launch, g.next_launch_cycles(kernel_launch_));
@@ -173,8 +172,7 @@ void Gpu::analytic_complete(OpId op, double end) {
   row.done = true;
   ++g.done;
   ++g.analytic_next;
-  analytic_cycle_ = std::max(
-      analytic_cycle_, static_cast<std::uint64_t>(std::ceil(end * static_cast<double>(clock().frequency_hz()) - 1e-6)));
+  analytic_cycle_ = std::max(analytic_cycle_, clock().cycle_at_or_after(end));
 }
 
 double Gpu::analytic_finish() {
@@ -192,7 +190,7 @@ double Gpu::finished_at() const {
 double Gpu::mapping_candidates() const { return graph_ ? graph_->program.candidates : 0; }
 
 double Gpu::device_peak_flops() const {
-  const double hz = static_cast<double>(clock().frequency_hz());
+  const double hz = peak_clock_hz();
   const auto fp16 = timing_.tensor_macs.find("fp16");
   if (fp16 != timing_.tensor_macs.end() && fp16->second > 0) return 2.0 * sms_ * fp16->second * timing_.sub_cores * hz;
   return 2.0 * sms_ * timing_.sub_cores * timing_.fp32_lanes * hz;
@@ -348,7 +346,7 @@ double Gpu::evaluate_analytic() {
 
 void Gpu::finalize_graph() {
   if (!graph_) return;
-  const double hz = static_cast<double>(clock().frequency_hz());
+  const double hz = peak_clock_hz();
   const double peak_bandwidth = dram_ ? dram_->peak_bandwidth() : 0;
   const double fp32_peak = 2.0 * sms_ * timing_.sub_cores * timing_.fp32_lanes * hz;
   double flops = 0, dram_bytes = 0, last = 0, host_bound = 0;

@@ -6,6 +6,7 @@
 #include "accelerators/gpu/gpu_parts.h"
 #include "accelerators/package/package_device.h"
 #include "sim/input_error.h"
+#include "sim/power_management.h"
 #include "sim/ports.h"
 #include "sim/registry.h"
 
@@ -39,6 +40,13 @@ KindSpec gpu_spec() {
             "Hopper's portable limit; 16: its non-portable one (cudaFuncAttributeNonPortableClusterSizeAllowed)")
             .def("8")
             .range("1", "16"));
+  add_power_management_params(s);
+  s.add(param::quantity("die_area", UnitFamily::Area,
+                        "the die's whole area, with clocks: the part the model does not build (I/O, NVLink, media "
+                        "engines, control) leaks and is clocked like logic; 0 mm2: the modelled blocks only")
+            .def("0 mm2")
+            .range("0 mm2", "100000 mm2")
+            .hash_only_when_changed());
   s.slot(SlotSpec{"sm", "one streaming multiprocessor (an sm role part; default sm)", kPartCategory, kSmRole, false,
                   nullptr, "sm"});
   s.slot(SlotSpec{"tensor_core", "the tensor core of each sub-core (a tensor_core role part; default tensor_core)",

@@ -336,6 +336,12 @@ double Dram::dynamic_energy_j() const {
   return j + io_energy_->joules_per_event() * 8.0 * static_cast<double>(bytes_moved());
 }
 
+double Dram::streaming_energy_per_byte() const {
+  // A read burst and its bits through the I/O; a stream's row activations are a small share.
+  return read_energy_->joules_per_event() / static_cast<double>(spec_.org.access_bytes()) +
+         8 * io_energy_->joules_per_event();
+}
+
 DramAnalytic& Dram::analytic() const {
   if (!analytic_) analytic_ = std::make_unique<DramAnalytic>(spec_, controller_config_, mapping_);
   return *analytic_;

@@ -55,6 +55,7 @@ class Dram : public Component, public MemoryTarget, public AnalyticMemory, publi
   int queue_of(std::uint64_t address) const override { return mapping_.decode(address).channel; }
   // Analytic fidelity: the closed forms of dram_analytic.h.
   double sustained_bandwidth() const override { return analytic().sustained_bandwidth(); }
+  double streaming_energy_per_byte() const override;
   double unloaded_latency(bool write) const override;
   double bandwidth_share(const AnalyticTransfer& t) override {
     if (t.random) return analytic().random_share(t.row_bytes);

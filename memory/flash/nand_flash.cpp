@@ -160,6 +160,11 @@ double NandFlash::page_scale() const {
   return static_cast<double>(timeline_.spec().page_bytes) / std::max(1.0, nand_cost(tech()).page_bytes);
 }
 
+double NandFlash::streaming_energy_per_byte() const {
+  return page_read_.joules_per_event() / static_cast<double>(timeline_.spec().page_bytes) +
+         8 * io_bit_.joules_per_event();
+}
+
 double NandFlash::unloaded_latency(bool write) const {
   const FlashSpec& s = timeline_.spec();
   return write ? s.program_latency(0) : s.read_latency(0);

@@ -37,6 +37,7 @@ class NandFlash : public Component, public MemoryTarget, public AnalyticMemory, 
   int queue_of(std::uint64_t address) const override { return timeline_.decode(address).channel; }
 
   double sustained_bandwidth() const override { return timeline_.spec().read_bandwidth(); }
+  double streaming_energy_per_byte() const override;
   double unloaded_latency(bool write) const override;
   double bandwidth_share(const AnalyticTransfer&) override { return 1; }
   std::uint64_t queue_requests(std::uint64_t) const override { return queue_depth_; }

@@ -26,7 +26,7 @@ class TechTableReader : public TechFileReader {
 
   void read() {
     std::vector<std::string> known = {"name",    "node_nm", "supply", "source", "scale_from",    "scaling",
-                                      "leakage", "ops",     "mac",    "sram",   "register_file", "wire"};
+                                      "leakage", "ops",     "mac",    "sram",   "register_file", "wire", "power"};
     for (const auto& [key, spec] : sections_.all()) known.push_back(key);
     check_keys(root_, "", known);
     t_.name_ = text(required(root_, "name", ""), "name");
@@ -38,6 +38,7 @@ class TechTableReader : public TechFileReader {
       read_q(*n, "leakage", "logic", UnitFamily::PowerDensity, t_.leak_logic_);
       read_q(*n, "leakage", "sram", UnitFamily::PowerDensity, t_.leak_sram_);
     }
+    if (const ConfigNode* n = section("power")) read_power(*n);
     if (const ConfigNode* n = section("ops")) read_ops(*n);
     if (const ConfigNode* n = section("mac")) read_macs(*n);
     if (const ConfigNode* n = section("sram")) read_sram(*n);
@@ -68,6 +69,8 @@ class TechTableReader : public TechFileReader {
     need(t_.rf_.read_j_per_bit, "register_file.read_energy");
     need(t_.rf_.area_mm2_per_bit, "register_file.area_per_bit");
     need(t_.wire_j_per_bit_mm_, "wire.energy");
+    need(t_.clock_j_per_mm2_cycle_, "power.clock_at_1ghz");
+    if (t_.vf_.empty()) need(0, "power.voltage_frequency");
     for (const auto& [key, spec] : sections_.all())
       if (spec.required && !t_.sections_.count(key))
         throw InputError(where, key, "missing: a table needs this section (or scale_from: a table that has it)");
@@ -80,6 +83,39 @@ class TechTableReader : public TechFileReader {
     const ConfigNode* n = root_.find(key);
     if (n && !n->is_map()) throw InputError(n->loc(), key, fmt::format("expected a mapping, got {}", n->type_name()));
     return n;
+  }
+
+  // power: {clock_at_1ghz: <mW/mm2>, voltage_frequency: [{clock, supply}, ...], source}
+  void read_power(const ConfigNode& n) {
+    check_keys(n, "power", {"clock_at_1ghz", "voltage_frequency", "source"});
+    double clock_w = t_.clock_j_per_mm2_cycle_ * 1e9;
+    read_q(n, "power", "clock_at_1ghz", UnitFamily::PowerDensity, clock_w);
+    t_.clock_j_per_mm2_cycle_ = clock_w / 1e9;
+    if (const ConfigNode* c = n.find("voltage_frequency")) {
+      const std::string path = "power.voltage_frequency";
+      if (!c->is_sequence() || c->items().empty())
+        throw InputError(c->loc(), path, "expected a list of {clock: <fraction of the top clock>, supply: <fraction of the table's supply>}");
+      std::vector<VfPoint> points;
+      for (const ConfigNode& item : c->items()) {
+        if (!item.is_map()) throw InputError(item.loc(), path, "expected {clock: <fraction>, supply: <fraction>}");
+        check_keys(item, path, {"clock", "supply"});
+        VfPoint v;
+        v.clock = number(required(item, "clock", path), path + ".clock", 1e-3, 1);
+        v.supply = number(required(item, "supply", path), path + ".supply", 0.1, 2);
+        if (!points.empty() && !(v.clock > points.back().clock && v.supply > points.back().supply))
+          throw InputError(item.loc(), path,
+                           fmt::format("not monotone: ({}, {}) follows ({}, {}); clocks and supplies must both rise",
+                                       v.clock, v.supply, points.back().clock, points.back().supply));
+        points.push_back(v);
+      }
+      if (points.back().clock != 1)
+        throw InputError(c->items().back().loc(), path + ".clock",
+                         "the last point is the top clock: its clock must be 1 (the design's fastest clock)");
+      t_.vf_ = std::move(points);
+    } else if (!derived()) {
+      throw InputError(n.key_loc(), "power.voltage_frequency", "missing required key");
+    }
+    read_source(n, "power", t_.power_source_);
   }
 
   void read_ops(const ConfigNode& ops) {
@@ -331,7 +367,20 @@ TechTable TechTable::scaled(const TechTable& base, const TechScaling& s) {
   t.wire_j_per_bit_mm_ *= s.wire_energy;
   t.leak_logic_ *= s.leakage_density;
   t.leak_sram_ *= s.leakage_density;
+  // Clock power per mm2 is switched capacitance per area: energy per gate over area per gate.
+  t.clock_j_per_mm2_cycle_ *= s.logic_energy / s.logic_area;
   return t;
+}
+
+double TechTable::supply_at(double clock_fraction) const {
+  if (vf_.empty() || clock_fraction <= vf_.front().clock) return vf_.empty() ? 1 : vf_.front().supply;
+  for (std::size_t i = 1; i < vf_.size(); ++i)
+    if (clock_fraction <= vf_[i].clock) {
+      const VfPoint& a = vf_[i - 1];
+      const VfPoint& b = vf_[i];
+      return a.supply + (b.supply - a.supply) * (clock_fraction - a.clock) / (b.clock - a.clock);
+    }
+  return vf_.back().supply;
 }
 
 UnitCost TechTable::with_leakage(UnitCost c) const {

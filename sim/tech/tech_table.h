@@ -41,6 +41,13 @@ struct SramCost {
   bool in_fitted_range = true;  // bank capacity inside the range the fit was made on
 };
 
+// One point of a node's voltage-frequency curve: a clock as a fraction of the design's top clock,
+// and the supply it needs as a fraction of the table's (the energies' supply).
+struct VfPoint {
+  double clock = 1;
+  double supply = 1;
+};
+
 // The factors a derived table multiplies its base's values by.
 struct TechScaling {
   double logic_energy = 1, logic_area = 1, sram_energy = 1, sram_area = 1, wire_energy = 1, leakage_density = 1;
@@ -114,6 +121,15 @@ class TechTable {
   // `c` with the leakage of its area as logic.
   UnitCost with_leakage(UnitCost c) const;
   double logic_leakage_w_per_mm2() const { return leak_logic_; }
+  // Power: the clock tree and the registers it reaches that no gating stops, per mm2 of
+  // clocked silicon per hertz at the table's supply (J per mm2 per cycle).
+  double clock_j_per_mm2_cycle() const { return clock_j_per_mm2_cycle_; }
+  // The voltage-frequency curve, clocks and supplies strictly rising, the last clock 1.
+  const std::vector<VfPoint>& voltage_frequency() const { return vf_; }
+  // The supply fraction a clock fraction needs: linear between points, the lowest point's supply
+  // below it (a clock under the curve's lowest point gains no further voltage).
+  double supply_at(double clock_fraction) const;
+  const std::string& power_source() const { return power_source_; }
   double sram_leakage_w_per_mm2() const { return leak_sram_; }
 
   // XXH3-128 of the table's text and its bases' (provenance in stats.json).
@@ -159,6 +175,9 @@ class TechTable {
   double wire_j_per_bit_mm_ = 0;
   std::map<std::string, std::shared_ptr<const TechSection>> sections_;
   double leak_logic_ = 0, leak_sram_ = 0;
+  double clock_j_per_mm2_cycle_ = 0;
+  std::vector<VfPoint> vf_;
+  std::string power_source_;
 };
 
 // The `tech` parameter every component kind has (the registry adds it): a built-in table name

@@ -20,12 +20,14 @@ struct LaunchRun {
 };
 
 // A three-layer Llama-like decode step on the H100 preset (its example's smoke settings): 33
-// kernels, most of them a few microseconds long.
+// kernels, most of them a few microseconds long. The clock is pinned (dvfs: fixed, the preset's
+// 1830 MHz), so that the launch path's cycles take kLaunchS whatever each kernel's power.
 LaunchRun decode(const std::string& sets) {
   const std::string exp = "configs/experiments/gpu-llama-decode.yaml";
   TempDir dir;
   const CommandResult r =
-      run_strata("run -q " + exp + " " + smoke_settings(exp) + " " + sets + " -o '" + dir.file("out") + "'");
+      run_strata("run -q " + exp + " " + smoke_settings(exp) + " --set hardware.dvfs=fixed " + sets + " -o '" +
+                 dir.file("out") + "'");
   EXPECT_EQ(r.code, 0) << r.err;
   if (r.code != 0) return {};
   return LaunchRun{json_file(dir.file("out/summary.json")), json_file(dir.file("out/stats.json"))};

@@ -87,3 +87,32 @@ TEST(Clock, FastConversionsAgreeWithTheExactDefinition) {
     }
   }
 }
+
+// DVFS: a clock that changes frequency keeps its cycle numbering and its past edges; edges after
+// the change are spaced by the new period from the change's edge, and converting either way
+// agrees on both sides of every change.
+TEST(Clock, RetimeKeepsPastEdgesAndSpacesLaterOnesByTheNewPeriod) {
+  Clock c(2e9);  // 500 ps
+  const sc_time at_100 = c.time_of(100);
+  EXPECT_EQ(at_100, sc_time(50, sc_core::SC_NS));
+  c.retime(100, 1e9);  // 1 ns from cycle 100
+  EXPECT_EQ(c.frequency_hz(), 1'000'000'000u);
+  EXPECT_EQ(c.retimed_at(), 100u);
+  EXPECT_EQ(c.time_of(50), sc_time(25, sc_core::SC_NS));
+  EXPECT_EQ(c.time_of(100), at_100);
+  EXPECT_EQ(c.time_of(110), sc_time(60, sc_core::SC_NS));
+  c.retime(200, 1.5e9);
+  EXPECT_EQ(c.time_of(200), sc_time(150, sc_core::SC_NS));
+  EXPECT_EQ(c.time_of(203), sc_time(152, sc_core::SC_NS));
+  for (std::uint64_t n : {0u, 1u, 99u, 100u, 101u, 150u, 199u, 200u, 201u, 5000u}) {
+    ASSERT_EQ(c.cycle_at(c.time_of(n)), n) << n;
+    // Between two edges: the earlier one's cycle.
+    ASSERT_EQ(c.cycle_at(c.time_of(n + 1) - sc_time::from_value(1)), n) << n;
+  }
+  EXPECT_EQ(c.next_edge(sc_time(100.5, sc_core::SC_NS)), c.time_of(151));  // cycle 150 at 100 ns
+  EXPECT_EQ(c.cycles_in(sc_time(2, sc_core::SC_NS)), 3u);  // at 1.5 GHz now
+  // The same cycle changed twice: the later frequency holds from it.
+  c.retime(200, 1e9);
+  EXPECT_EQ(c.time_of(203), sc_time(153, sc_core::SC_NS));
+  EXPECT_THROW(c.retime(150, 1e9), std::invalid_argument);
+}

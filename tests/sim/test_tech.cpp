@@ -254,6 +254,35 @@ TEST(TechErrors, BadEntriesNameFileLineAndKey) {
   expect_table_error("name: x\nnode_nm: 12\nsupply: 0.8 V\nsource: s\nscale_from: t.yaml\n", "scale_from", "loops back");
 }
 
+// The power section: the voltage-frequency curve must rise in both and end at the top clock; a
+// derived node scales the clock tree's power by its logic energy over its logic area.
+TEST(TechPower, CurvesRiseToTheTopClockAndClockPowerScalesAsLogic) {
+  const auto t45 = table("45nm"), t7 = table("7nm"), t5 = table("5nm");
+  const auto& vf = t5->voltage_frequency();
+  ASSERT_GE(vf.size(), 2u);
+  EXPECT_EQ(vf.back().clock, 1);
+  EXPECT_EQ(vf.back().supply, 1);
+  for (std::size_t i = 1; i < vf.size(); ++i) {
+    EXPECT_GT(vf[i].clock, vf[i - 1].clock);
+    EXPECT_GT(vf[i].supply, vf[i - 1].supply);
+  }
+  // Linear between points, the lowest point's supply below it.
+  const double mid = 0.5 * (vf[1].clock + vf[2].clock);
+  EXPECT_DOUBLE_EQ(t5->supply_at(mid), 0.5 * (vf[1].supply + vf[2].supply));
+  EXPECT_DOUBLE_EQ(t5->supply_at(0.01), vf.front().supply);
+  EXPECT_DOUBLE_EQ(t5->supply_at(1), 1);
+  EXPECT_NEAR(t5->clock_j_per_mm2_cycle(),
+              t7->clock_j_per_mm2_cycle() * t5->scaling().logic_energy / t5->scaling().logic_area, 1e-24);
+  EXPECT_GT(t7->clock_j_per_mm2_cycle(), t45->clock_j_per_mm2_cycle());
+  const std::string curve = "power:\n  voltage_frequency:\n";
+  expect_table_error(std::string(kDerivedHead) + curve + "    - {clock: 0.6, supply: 0.8}\n    - {clock: 0.5, supply: 0.9}\n"
+                     "    - {clock: 1, supply: 1}\n",
+                     "power.voltage_frequency", "not monotone");
+  expect_table_error(std::string(kDerivedHead) + curve + "    - {clock: 0.6, supply: 0.8}\n    - {clock: 0.9, supply: 1}\n",
+                     "power.voltage_frequency.clock", "the last point is the top clock");
+  expect_table_error(std::string(kDerivedHead) + "power:\n  clock_at_1ghz: 3 pJ\n", "power.clock_at_1ghz", "\"3 pJ\"");
+}
+
 // A user's table: derived from a built-in one, overriding one entry, read by path.
 TEST(Tech, UserTableDerivesFromABuiltinOne) {
   strata::testing::TempDir d;

@@ -1,0 +1,113 @@
+// The GPU's power management (hardware.power_limit, clocks, dvfs; sim/power_management.h): under
+// a limit each kernel runs at the fastest clock whose closed-form power stays within it, its
+// events cost the supply squared, and the clock tree draws power at every clock.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+namespace strata::testing {
+namespace {
+
+constexpr double kBoostHz = 1.98e9;  // the H100 preset's clocks.boost
+
+struct PowerRun {
+  nlohmann::json summary, stats;
+  double get(const char* key) const { return summary.value(key, -1.0); }
+  double hw(const std::string& a, const std::string& b) const { return stats["hardware"][a][b]["value"].get<double>(); }
+};
+
+// The example's 1024^3 FP16 GEMM on the H100 preset.
+PowerRun gemm(const std::string& sets) {
+  const std::string exp = "configs/experiments/gpu-gemm.yaml";
+  TempDir dir;
+  const CommandResult r =
+      run_strata("run -q " + exp + " " + smoke_settings(exp) + " " + sets + " -o '" + dir.file("out") + "'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  if (r.code != 0) return {};
+  return PowerRun{json_file(dir.file("out/summary.json")), json_file(dir.file("out/stats.json"))};
+}
+
+// A limit under the GEMM's power at the boost slows its clock until its power meets the limit,
+// at either fidelity; without a limit it runs at the boost.
+TEST(GpuPower, ALimitLowersTheClockUntilThePowerMeetsIt) {
+  for (const char* fidelity : {"analytic", "cycle"}) {
+    SCOPED_TRACE(fidelity);
+    const std::string f = std::string("--set sim.fidelity=") + fidelity;
+    const PowerRun free = gemm(f + " --set hardware.power_limit=0W");
+    EXPECT_DOUBLE_EQ(free.get("sustained_clock_hz"), kBoostHz);
+    EXPECT_EQ(free.get("power_limited_fraction"), 0);
+    const double limit = 0.6 * free.get("avg_power_w");
+    const PowerRun capped = gemm(f + " --set hardware.power_limit=" + std::to_string(limit) + "W");
+    const double hz = capped.get("sustained_clock_hz");
+    EXPECT_LT(hz, 0.95 * kBoostHz);
+    EXPECT_GE(hz, 1.59e9 - 1);  // not under the preset's base
+    EXPECT_GT(capped.get("power_limited_fraction"), 0.9);
+    EXPECT_GT(capped.get("latency_s"), free.get("latency_s") * 1.05);
+    // The closed form's power is what the run draws, within the difference between the estimate
+    // and the run (the kernel's launch and tail, the DRAM's standby).
+    EXPECT_NEAR(capped.get("avg_power_w"), limit, 0.08 * limit);
+  }
+}
+
+// dvfs: fixed runs every kernel at `clock`, limit or not.
+TEST(GpuPower, FixedPinsTheClock) {
+  const PowerRun r = gemm("--set sim.fidelity=analytic --set hardware.dvfs=fixed --set hardware.power_limit=100W");
+  EXPECT_DOUBLE_EQ(r.get("sustained_clock_hz"), 1.83e9);
+  EXPECT_EQ(r.get("power_limited_fraction"), 0);
+  EXPECT_GT(r.get("avg_power_w"), 100);
+}
+
+// An event at a lower clock costs its supply squared, from the node's curve: 5 nm's curve puts
+// 0.738 of the top clock at 0.8 of the supply. The clock tree's cycles cost the same factor.
+TEST(GpuPower, EventsCostTheSupplySquared) {
+  const auto per_mac = [](const PowerRun& r) { return r.hw("energy", "mac_fp16") / r.hw("events", "mac_fp16"); };
+  const auto per_cycle = [](const PowerRun& r) { return r.hw("energy", "clock") / r.hw("events", "clock"); };
+  const std::string pinned = "--set sim.fidelity=analytic --set hardware.dvfs=fixed --set hardware.clock=";
+  const PowerRun top = gemm(pinned + "1980MHz");
+  const PowerRun low = gemm(pinned + std::to_string(0.738 * kBoostHz) + "Hz");
+  EXPECT_NEAR(per_mac(low) / per_mac(top), 0.64, 1e-6);
+  EXPECT_NEAR(per_cycle(low) / per_cycle(top), 0.64, 1e-6);
+  EXPECT_NEAR(top.hw("events", "clock"), top.get("latency_s") * kBoostHz, 0.01 * top.get("latency_s") * kBoostHz);
+}
+
+// Read when the design is built: the run stops there, with no result.
+void expect_error(const std::string& args, const std::string& key, const std::string& fragment) {
+  TempDir dir;
+  const CommandResult r = run_strata("run -q " + args + " --set sim.fidelity=analytic -o '" + dir.file("out") + "'");
+  EXPECT_EQ(r.code, 2) << args;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out/summary.json"))) << args;
+  EXPECT_CONTAINS(r.err, key);
+  EXPECT_CONTAINS(r.err, fragment);
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;  // one line
+}
+
+TEST(GpuPower, BadLimitsAndClocksAreOneLineErrors) {
+  const std::string gemm_exp = "configs/experiments/gpu-gemm.yaml ";
+  expect_error(gemm_exp + "--set 'hardware.power_limit=-5 W'", "hardware.power_limit", "");
+  expect_error(gemm_exp + "--set hardware.clocks.base=500MHz", "hardware.clocks.base", "outside the clock's curve");
+  expect_error(gemm_exp + "--set hardware.clocks.base=2100MHz", "hardware.clocks.base", "outside the clock's curve");
+  expect_error(gemm_exp + "--set hardware.dvfs=fixed --set hardware.clock=3GHz", "hardware.clock",
+               "outside the clock's curve");
+  expect_error(gemm_exp + "--set hardware.dvfs=turbo", "hardware.dvfs", "capped|fixed");
+  // A limit needs the clocks to step between (the A100 preset declares none).
+  expect_error("configs/experiments/gpu-ubench-mma-rate.yaml --set hardware.power_limit=400W", "hardware.power_limit",
+               "needs the clocks");
+}
+
+// The keys' defaults leave older results' folders alone.
+TEST(GpuPower, TheDefaultsLeaveTheConfigHashAlone) {
+  const auto hash = [](const std::string& sets) {
+    return config_hash_of("configs/experiments/gpu-ubench-mma-rate.yaml " + sets);
+  };
+  const std::string plain = hash("");
+  EXPECT_EQ(hash("--set hardware.power_limit=0W --set hardware.dvfs=capped --set hardware.die_area=0mm2"), plain);
+  EXPECT_NE(hash("--set hardware.clocks.boost=1410MHz"), plain);
+}
+
+}  // namespace
+}  // namespace strata::testing
