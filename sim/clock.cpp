@@ -79,7 +79,8 @@ std::uint64_t Clock::cycle_at_or_after(double seconds) const {
   if (epoch_cycle_ == 0 || seconds >= epoch_s)
     return epoch_cycle_ + static_cast<std::uint64_t>(std::max(
                               0.0, std::ceil((seconds - epoch_s) * static_cast<double>(rate_.freq_hz) - 1e-6)));
-  const std::uint64_t n = cycle_at(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(std::llround(seconds * 1e15))));
+  const std::uint64_t n =
+      cycle_at(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(std::llround(seconds * 1e15))));
   return time_of(n).to_seconds() < seconds ? n + 1 : n;
 }
 
@@ -119,8 +120,8 @@ std::uint64_t Clock::cycle_at(const sc_core::sc_time& t) const {
 std::uint64_t Clock::compute_cycle_at(const sc_core::sc_time& t) const {
   const std::uint64_t fs = t.value();
   if (fs >= epoch_fs_) return epoch_cycle_ + rate_.cycle_at(fs - epoch_fs_);
-  const auto s = std::prev(std::upper_bound(past_.begin(), past_.end(), fs,
-                                            [](std::uint64_t f, const Segment& g) { return f < g.fs; }));
+  const auto s = std::prev(
+      std::upper_bound(past_.begin(), past_.end(), fs, [](std::uint64_t f, const Segment& g) { return f < g.fs; }));
   return s->cycle + s->rate.cycle_at(fs - s->fs);
 }
 
@@ -145,6 +146,8 @@ std::uint64_t Clock::cycles_in(double seconds) const {
   return cycles_in(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(std::llround(seconds * 1e15))));
 }
 
-std::string Clock::to_string() const { return format_quantity(static_cast<double>(rate_.freq_hz), UnitFamily::Frequency); }
+std::string Clock::to_string() const {
+  return format_quantity(static_cast<double>(rate_.freq_hz), UnitFamily::Frequency);
+}
 
 }  // namespace strata

@@ -1,7 +1,10 @@
 #include "sim/component.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
+#include "sim/ports.h"
 #include "sim/registry.h"
 
 namespace strata {
@@ -111,9 +114,11 @@ std::pair<double, double> Component::close_accounting(const sc_core::sc_time& en
     scalar("energy." + event, "J", fmt::format("energy of {} events at {:g} J each", event, e->joules_per_event()))
         .set(joules);
     total += joules;
+    (event == "clock" ? split_.clock_j : split_.events_j) += joules;
   }
   const double static_w = static_power_w();
   const double static_j = static_w * end.to_seconds();
+  split_.static_j = static_j;
   scalar("energy.static", "J", fmt::format("static (leakage and background) energy at {:g} W", static_w)).set(static_j);
   total += static_j;
   scalar("energy.total", "J", "dynamic plus static energy of this component").set(total);
@@ -122,6 +127,11 @@ std::pair<double, double> Component::close_accounting(const sc_core::sc_time& en
   const double area = area_mm2();
   scalar("area.total", "mm2", "silicon area of this component").set(area);
   return {total, area};
+}
+
+bool Component::is_memory() const {
+  const std::vector<std::string>& roles = cfg_.spec->roles;
+  return std::find(roles.begin(), roles.end(), kMemoryTargetRole) != roles.end();
 }
 
 KindSpec component_section(KindSpec kind) {

@@ -152,6 +152,14 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   // Adds static energy over `reported_end` (reported time), writes the energy/area statistics;
   // returns {energy J, area mm2}.
   std::pair<double, double> close_accounting(const sc_core::sc_time& reported_end);
+  // After close_accounting: its energy as static (leakage and background), clock (the events
+  // named "clock": clock trees) and the other events; and whether it is a memory (a kind in the
+  // memory_target role), whose event energy the summary counts apart.
+  struct EnergySplit {
+    double static_j = 0, clock_j = 0, events_j = 0;
+  };
+  const EnergySplit& energy_split() const { return split_; }
+  bool is_memory() const;
   // Reported time (sim/reported_time.h) of simulated instant `t`, in seconds.
   double reported_s(const sc_core::sc_time& t) const;
 
@@ -175,6 +183,7 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
     double mm2 = 0, leakage_w = 0;
   };
   std::vector<AreaPart> area_parts_;
+  EnergySplit split_;
   double background_w_ = 0;
 };
 

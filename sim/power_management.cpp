@@ -48,8 +48,8 @@ void add_power_management_params(KindSpec& kind) {
                          "requires it; fixed runs every load at `clock` (studies that pin clocks)")
                .def("capped")
                .hash_only_when_changed());
-  kind.slot(SlotSpec{"clocks", "the clock domain's base and boost clocks (DVFS)", "section", "", false,
-                     &clocks_spec()});
+  kind.slot(
+      SlotSpec{"clocks", "the clock domain's base and boost clocks (DVFS)", "section", "", false, &clocks_spec()});
 }
 
 std::optional<PowerManagement> PowerManagement::read(const ValidatedNode& config, const TechTable& tech) {
@@ -70,13 +70,13 @@ std::optional<PowerManagement> PowerManagement::read(const ValidatedNode& config
   if (m.base_hz_ == 0) m.base_hz_ = lowest;
   const auto outside = [&](double hz, const SourceLoc& where, const std::string& key) {
     if (hz < lowest * (1 - 1e-9) || hz > m.boost_hz_ * (1 + 1e-9))
-      throw InputError(where, key,
-                       fmt::format("{} is outside the clock's curve: {} to {} (the {} table's lowest point, {} of "
-                                   "the boost, up to clocks.boost)",
-                                   format_quantity(hz, UnitFamily::Frequency, 6),
-                                   format_quantity(lowest, UnitFamily::Frequency, 6),
-                                   format_quantity(m.boost_hz_, UnitFamily::Frequency, 6), tech.name(),
-                                   tech.voltage_frequency().front().clock));
+      throw InputError(
+          where, key,
+          fmt::format("{} is outside the clock's curve: {} to {} (the {} table's lowest point, {} of "
+                      "the boost, up to clocks.boost)",
+                      format_quantity(hz, UnitFamily::Frequency, 6), format_quantity(lowest, UnitFamily::Frequency, 6),
+                      format_quantity(m.boost_hz_, UnitFamily::Frequency, 6), tech.name(),
+                      tech.voltage_frequency().front().clock));
   };
   outside(m.base_hz_, clocks.params.where("base"), config.path + ".clocks.base");
   m.policy_ = p.string("dvfs") == "fixed" ? DvfsPolicy::Fixed : DvfsPolicy::Capped;

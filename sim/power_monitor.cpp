@@ -4,17 +4,19 @@
 
 #include "sim/component.h"
 #include "sim/kernel.h"
+#include "sim/timeline.h"
 
 namespace strata {
 
 PowerMonitor::PowerMonitor(const std::vector<Component*>& components, double window_s, StatsRegistry& stats,
-                           SpanRepeater* repeater)
+                           SpanRepeater* repeater, Timeline* timeline)
     : components_(components),
       window_(window_s, sc_core::SC_SEC),
       series_(
           stats.time_series("totals.power_over_time", "W", "total power per window of sim.stats_window", window_s, 1)),
       peak_(stats.scalar("totals.peak_power", "W", "highest total power over one window of sim.stats_window")),
-      repeater_(repeater) {
+      repeater_(repeater),
+      timeline_(timeline) {
   for (const Component* c : components_) static_w_ += c->static_power_w();
   if (repeater_) repeater_->listen(this);
 }
@@ -35,6 +37,7 @@ double PowerMonitor::close_window(const sc_core::sc_time& to) {
   const double energy = j - last_j_ + static_w_ * seconds;
   // At the window's middle: its start, in seconds, can round into the previous bin.
   series_.add((to_seconds(last_t_) + to_seconds(to)) / 2, energy);
+  if (timeline_) timeline_->counter("power", "W", last_t_, energy / seconds);
   last_j_ = j;
   last_t_ = to;
   return energy / seconds;
@@ -55,6 +58,7 @@ void PowerMonitor::sample_idle_through(const sc_core::sc_time& t) {
   double idle_w = 0;
   for (const Component* c : components_) idle_w += c->idle_power_w();
   series_.add_spread(to_seconds(last_t_), to_seconds(to), (static_w_ + idle_w) * to_seconds(to - last_t_));
+  if (timeline_) timeline_->counter("power", "W", last_t_, static_w_ + idle_w);
   last_j_ += idle_w * to_seconds(to - last_t_);  // what dynamic_energy() grows by meanwhile
   last_t_ = to;
   peak_w_ = std::max(peak_w_, static_w_ + idle_w);
@@ -75,6 +79,7 @@ void PowerMonitor::finish_average(const sc_core::sc_time& end) {
   const double seconds = end.to_seconds();
   const double energy = dynamic_energy() + static_w_ * seconds;
   series_.add_spread(0, seconds, energy);
+  if (timeline_) timeline_->counter("power", "W", sc_core::SC_ZERO_TIME, seconds > 0 ? energy / seconds : 0);
   series_.finish(seconds);
   peak_.set(seconds > 0 ? energy / seconds : 0);
 }

@@ -14,14 +14,16 @@
 namespace strata {
 
 class Component;
+class Timeline;
 
 class PowerMonitor : public SpanRepeater::Listener {
  public:
   // Call after elaboration, when every component has declared its area and static power. With
   // a repeater, the energy sim.reuse adds at a repeat goes to the repeated span, not to the
   // window being sampled.
+  // With a timeline, each window's power is also its counter track "power" (W).
   PowerMonitor(const std::vector<Component*>& components, double window_s, StatsRegistry& stats,
-               SpanRepeater* repeater = nullptr);
+               SpanRepeater* repeater = nullptr, Timeline* timeline = nullptr);
   ~PowerMonitor() override;
   PowerMonitor(const PowerMonitor&) = delete;
   PowerMonitor& operator=(const PowerMonitor&) = delete;
@@ -59,6 +61,7 @@ class PowerMonitor : public SpanRepeater::Listener {
   TimeSeries& series_;
   Scalar& peak_;
   SpanRepeater* repeater_;
+  Timeline* timeline_;
 };
 
 }  // namespace strata

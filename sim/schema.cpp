@@ -578,7 +578,16 @@ nlohmann::json ValidatedNode::canonical() const {
     if (v.spec->hashed_only_when_changed && is_default(v)) continue;
     j[name] = canonical_value(v);
   }
-  for (const auto& [name, child] : children) j[name] = child.canonical();
+  for (const auto& [name, child] : children) {
+    nlohmann::json c = child.canonical();
+    // A section added to a kind after results exist (every key hashed only when changed), left
+    // at its defaults, renames no result folder either.
+    const bool late = child.spec->category == "section" && !child.spec->params.empty() &&
+                      std::all_of(child.spec->params.begin(), child.spec->params.end(),
+                                  [](const ParamSpec& p) { return p.hashed_only_when_changed; });
+    if (late && c.empty()) continue;
+    j[name] = std::move(c);
+  }
   return j;
 }
 

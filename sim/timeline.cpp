@@ -86,6 +86,12 @@ void Timeline::reported_span(int track, const std::string& name, const sc_core::
              to_us(begin), to_us(end) - to_us(begin));
 }
 
+void Timeline::counter(const std::string& name, const std::string& unit, const sc_core::sc_time& t, double value) {
+  if (!file_ || !admit()) return;
+  fmt::print(file_, ",\n{{\"ph\":\"C\",\"pid\":1,\"name\":\"{}\",\"ts\":{:.6f},\"args\":{{\"{}\":{:.6g}}}}}", name,
+             to_us(reported(t)), unit, value);
+}
+
 void Timeline::instant(int track, const std::string& name, const sc_core::sc_time& t) {
   if (!file_ || !admit()) return;
   write_instant(track, name, t);

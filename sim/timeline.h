@@ -46,6 +46,8 @@ class Timeline {
   void reported_span(int track, const std::string& name, const sc_core::sc_time& begin, const sc_core::sc_time& end);
   // Events are given in simulated time and written in reported time (sim/reported_time.h).
   void set_reported_time(const ReportedTime* time) { time_ = time; }
+  // A counter's value from time `t` on (the power over a statistics window), its own track.
+  void counter(const std::string& name, const std::string& unit, const sc_core::sc_time& t, double value);
   // A point event (a DRAM command) on `track`.
   void instant(int track, const std::string& name, const sc_core::sc_time& t);
   // The same with the name made only if the event is kept (past max_events it is only counted).

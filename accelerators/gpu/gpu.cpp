@@ -264,7 +264,9 @@ std::vector<double> Gpu::reuse_totals(const sc_core::sc_time& now) const {
 
 void Gpu::repeat_totals(const std::vector<double>& since, double times, const sc_core::sc_time& now) {
   const std::size_t l2_count = since.size() - 4;
-  if (l2_) l2_->repeat_counters(std::vector<double>(since.begin(), since.begin() + static_cast<std::ptrdiff_t>(l2_count)), times);
+  if (l2_)
+    l2_->repeat_counters(std::vector<double>(since.begin(), since.begin() + static_cast<std::ptrdiff_t>(l2_count)),
+                         times);
   // The clock ran through the repeated span `times` more.
   const ClockTotals c = clock_totals(now);
   repeated_clock_.weighted_cycles += (c.weighted_cycles - since[l2_count]) * times;
@@ -409,11 +411,15 @@ auto Gpu::guarded(F&& f) {
   }
 }
 
-void Gpu::run() {
+void Gpu::set_cycle_limits() {
   last_cycle_ = clock().cycle_at(sc_core::sc_max_time());
   const double limit = context().time_limit_s();
   limit_cycle_ =
       limit > 0 ? std::min(last_cycle_, clock().cycle_at(sc_core::sc_time(limit, sc_core::SC_SEC))) : last_cycle_;
+}
+
+void Gpu::run() {
+  set_cycle_limits();
   for (;;) {
     while (queue_.empty()) wait(launched_);
     running_ = true;

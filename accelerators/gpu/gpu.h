@@ -34,8 +34,8 @@
 #include "sim/component.h"
 #include "sim/input_error.h"
 #include "sim/payload_pool.h"
-#include "sim/power_management.h"
 #include "sim/ports.h"
+#include "sim/power_management.h"
 #include "sim/reuse.h"
 #include "sim/tlm_at.h"
 #include "workloads/gpu/warp_program.h"
@@ -112,6 +112,8 @@ class Gpu : public Component,
   // The kernel's `evaluate`, its first CTA `launch_cycles` after its turn.
   KernelRun evaluate_launched(const KernelLaunch& kernel, std::uint64_t launch_cycles);
   void run();  // SC_THREAD: runs the queued kernels (concurrently where their streams differ)
+  // The last cycle SystemC time can hold and the one sim.max_time allows, at the clock now.
+  void set_cycle_limits();
   void run_batch(std::vector<Pending> batch, std::uint64_t launched);  // kernels of several streams
   void run_alone(Pending p, std::uint64_t launched);
   template <typename F>
@@ -221,9 +223,7 @@ class Gpu : public Component,
   // their energy (1 without power management).
   double dvfs_event_factor() const;
   // The clock peaks are quoted at, and the mapper plans for: the boost with power management.
-  double peak_clock_hz() const {
-    return power_ ? power_->boost_hz() : static_cast<double>(clock().frequency_hz());
-  }
+  double peak_clock_hz() const { return power_ ? power_->boost_hz() : static_cast<double>(clock().frequency_hz()); }
   double energy_of(const SmCounts& c) const;  // the dynamic energy of these counts
   // The dynamic energy counted to `now` at the table's supply (the running kernel's spread).
   double counted_energy_j(const sc_core::sc_time& now) const;

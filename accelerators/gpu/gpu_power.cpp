@@ -63,7 +63,10 @@ double Gpu::kernel_power_w(const KernelLaunch& kernel, double hz) const {
 void Gpu::clock_kernel(const KernelLaunch& kernel, std::uint64_t at) {
   if (!power_) return;
   const double hz = power_->clock_for([&](double f) { return kernel_power_w(kernel, f); });
-  if (static_cast<std::uint64_t>(std::llround(hz)) != clock().frequency_hz()) retime_clock(at, hz);
+  if (static_cast<std::uint64_t>(std::llround(hz)) != clock().frequency_hz()) {
+    retime_clock(at, hz);
+    set_cycle_limits();  // a slower clock fits fewer cycles before the end of representable time
+  }
   kernel_factor_ = power_->energy_factor(hz);
 }
 
@@ -100,9 +103,7 @@ double Gpu::idle_power_w() const {
   return clock_event_->joules_per_event() * hz * power_->energy_factor(hz);
 }
 
-double Gpu::dvfs_event_factor() const {
-  return power_ && nominal_done_j_ > 0 ? scaled_done_j_ / nominal_done_j_ : 1.0;
-}
+double Gpu::dvfs_event_factor() const { return power_ && nominal_done_j_ > 0 ? scaled_done_j_ / nominal_done_j_ : 1.0; }
 
 void Gpu::finalize_power(const sc_core::sc_time& end) {
   if (!power_) return;
@@ -117,8 +118,7 @@ void Gpu::finalize_power(const sc_core::sc_time& end) {
   const double seconds = c.seconds, limited_s = c.limited_s;
   scalar("sustained_clock_hz", "Hz", "the SM clock over the run, time-weighted (cycles over seconds)")
       .set(seconds > 0 ? c.cycles / seconds : static_cast<double>(clock().frequency_hz()));
-  scalar("power_limited_fraction", "fraction",
-         "the share of the run the power limit held the SM clock below its boost")
+  scalar("power_limited_fraction", "fraction", "the share of the run the power limit held the SM clock below its boost")
       .set(seconds > 0 ? limited_s / seconds : 0);
 }
 

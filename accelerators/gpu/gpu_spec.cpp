@@ -6,8 +6,8 @@
 #include "accelerators/gpu/gpu_parts.h"
 #include "accelerators/package/package_device.h"
 #include "sim/input_error.h"
-#include "sim/power_management.h"
 #include "sim/ports.h"
+#include "sim/power_management.h"
 #include "sim/registry.h"
 
 namespace strata {

@@ -23,8 +23,13 @@ namespace fs = std::filesystem;
 namespace strata {
 namespace {
 
+// The run's energy by kind (summary.json's energy_*_j; they sum to energy_j).
+struct EnergyShares {
+  double static_j = 0, clock_j = 0, dynamic_j = 0, memory_j = 0;
+};
+
 nlohmann::ordered_json build_summary(const ResolvedExperiment& exp, const SimContext& ctx, const std::string& status,
-                                     const std::string& fidelity, double wall_s) {
+                                     const std::string& fidelity, double wall_s, const EnergyShares& shares) {
   const StatsRegistry& stats = ctx.stats();
   nlohmann::ordered_json s;
   s["experiment"] = exp.name;
@@ -37,6 +42,10 @@ nlohmann::ordered_json build_summary(const ResolvedExperiment& exp, const SimCon
   s["area_mm2"] = stats.at("totals.area").value();
   s["avg_power_w"] = stats.at("totals.avg_power").value();
   s["peak_power_w"] = stats.at("totals.peak_power").value();
+  s["energy_static_j"] = shares.static_j;
+  s["energy_clock_j"] = shares.clock_j;
+  s["energy_dynamic_j"] = shares.dynamic_j;
+  s["energy_memory_j"] = shares.memory_j;
   for (const auto& f : ctx.summary_fields()) {
     const Stat& stat = stats.at(f.stat);
     const double v = stat.field(f.field) * f.scale;
@@ -176,7 +185,7 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
   std::unique_ptr<Component> hardware = registry.make_component("hardware", exp.root.child("hardware"), ctx);
   std::unique_ptr<Workload> workload = registry.make_workload(exp.root.child("workload"), ctx);
   workload->bind(*hardware);
-  PowerMonitor power(ctx.components(), ctx.stats_window_s(), ctx.stats(), &ctx.repeater());
+  PowerMonitor power(ctx.components(), ctx.stats_window_s(), ctx.stats(), &ctx.repeater(), &ctx.timeline());
 
   // From here on files are written: an interrupt is noticed between simulation chunks and
   // leaves its marker (sim/interrupt.h), and everything goes to the staging directory first.
@@ -246,6 +255,7 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
 
   // Accounting and totals, then the files; summary.json last.
   double energy = 0, area = 0;
+  EnergyShares shares;
   for (Component* c : ctx.components()) c->finalize(end);
   // No windows were sampled in an analytic run: its power over time is the average throughout.
   if (analytic) power.finish_average(end);
@@ -254,6 +264,10 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
     const auto [e, a] = c->close_accounting(reported_end);
     energy += e;
     area += a;
+    const Component::EnergySplit& split = c->energy_split();
+    shares.static_j += split.static_j;
+    shares.clock_j += split.clock_j;
+    (c->is_memory() ? shares.memory_j : shares.dynamic_j) += split.events_j;
   }
   // The end-of-run accounting is part of the run's cost (a DRAM replays the refreshes of a long
   // idle stretch here), and a signal during it stops the run like one during the simulation.
@@ -271,7 +285,7 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
   stats.scalar("totals.avg_power", "W", "energy over simulated time").set(length > 0 ? energy / length : 0);
   if (!ctx.timeline().close()) throw OutputError(fmt::format("cannot write {}", out.staged("timeline.json")));
 
-  result.summary = build_summary(exp, ctx, status, sim.string("fidelity"), wall_s);
+  result.summary = build_summary(exp, ctx, status, sim.string("fidelity"), wall_s, shares);
   write_file_atomic(out.staged("config.yaml"), fmt::format("# Resolved configuration of {}\n# config hash {}\n{}",
                                                            exp.source, exp.hash, exp.config.to_yaml()));
   write_file_atomic(out.staged("stats.json"), stats.to_json().dump(1) + "\n");

@@ -25,8 +25,8 @@ class TechTableReader : public TechFileReader {
       : TechFileReader(root.loc().file, derived), t_(t), root_(root), sections_(sections) {}
 
   void read() {
-    std::vector<std::string> known = {"name",    "node_nm", "supply", "source", "scale_from",    "scaling",
-                                      "leakage", "ops",     "mac",    "sram",   "register_file", "wire", "power"};
+    std::vector<std::string> known = {"name", "node_nm", "supply", "source",        "scale_from", "scaling", "leakage",
+                                      "ops",  "mac",     "sram",   "register_file", "wire",       "power"};
     for (const auto& [key, spec] : sections_.all()) known.push_back(key);
     check_keys(root_, "", known);
     t_.name_ = text(required(root_, "name", ""), "name");
@@ -94,7 +94,9 @@ class TechTableReader : public TechFileReader {
     if (const ConfigNode* c = n.find("voltage_frequency")) {
       const std::string path = "power.voltage_frequency";
       if (!c->is_sequence() || c->items().empty())
-        throw InputError(c->loc(), path, "expected a list of {clock: <fraction of the top clock>, supply: <fraction of the table's supply>}");
+        throw InputError(
+            c->loc(), path,
+            "expected a list of {clock: <fraction of the top clock>, supply: <fraction of the table's supply>}");
       std::vector<VfPoint> points;
       for (const ConfigNode& item : c->items()) {
         if (!item.is_map()) throw InputError(item.loc(), path, "expected {clock: <fraction>, supply: <fraction>}");

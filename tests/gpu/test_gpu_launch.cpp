@@ -25,9 +25,8 @@ struct LaunchRun {
 LaunchRun decode(const std::string& sets) {
   const std::string exp = "configs/experiments/gpu-llama-decode.yaml";
   TempDir dir;
-  const CommandResult r =
-      run_strata("run -q " + exp + " " + smoke_settings(exp) + " --set hardware.dvfs=fixed " + sets + " -o '" +
-                 dir.file("out") + "'");
+  const CommandResult r = run_strata("run -q " + exp + " " + smoke_settings(exp) + " --set hardware.dvfs=fixed " +
+                                     sets + " -o '" + dir.file("out") + "'");
   EXPECT_EQ(r.code, 0) << r.err;
   if (r.code != 0) return {};
   return LaunchRun{json_file(dir.file("out/summary.json")), json_file(dir.file("out/stats.json"))};

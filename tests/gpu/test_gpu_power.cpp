@@ -3,6 +3,7 @@
 // events cost the supply squared, and the clock tree draws power at every clock.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -76,6 +77,32 @@ TEST(GpuPower, EventsCostTheSupplySquared) {
 }
 
 // Read when the design is built: the run stops there, with no result.
+// summary.json splits energy_j into static, clock, dynamic and memory energy; with --timeline
+// the power of every statistics window is the counter track "power".
+TEST(GpuPower, TheSummarySplitsEnergyAndTheTimelineCarriesPower) {
+  TempDir dir;
+  const std::string exp = "configs/experiments/gpu-gemm.yaml";
+  const CommandResult r =
+      run_strata("run -q --timeline " + exp + " " + smoke_settings(exp) + " -o '" + dir.file("out") + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json s = json_file(dir.file("out/summary.json"));
+  for (const char* key : {"energy_static_j", "energy_clock_j", "energy_dynamic_j", "energy_memory_j"})
+    EXPECT_GT(s[key].get<double>(), 0) << key;
+  EXPECT_NEAR(s["energy_static_j"].get<double>() + s["energy_clock_j"].get<double>() +
+                  s["energy_dynamic_j"].get<double>() + s["energy_memory_j"].get<double>(),
+              s["energy_j"].get<double>(), 1e-12);
+  const nlohmann::json timeline = json_file(dir.file("out/timeline.json"));
+  int counters = 0;
+  double peak = 0;
+  for (const auto& e : timeline["traceEvents"])
+    if (e.value("ph", "") == "C" && e.value("name", "") == "power") {
+      ++counters;
+      peak = std::max(peak, e["args"]["W"].get<double>());
+    }
+  EXPECT_GT(counters, 3);
+  EXPECT_NEAR(peak, s["peak_power_w"].get<double>(), 1e-3 * peak);
+}
+
 void expect_error(const std::string& args, const std::string& key, const std::string& fragment) {
   TempDir dir;
   const CommandResult r = run_strata("run -q " + args + " --set sim.fidelity=analytic -o '" + dir.file("out") + "'");

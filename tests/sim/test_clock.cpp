@@ -110,7 +110,7 @@ TEST(Clock, RetimeKeepsPastEdgesAndSpacesLaterOnesByTheNewPeriod) {
     ASSERT_EQ(c.cycle_at(c.time_of(n + 1) - sc_time::from_value(1)), n) << n;
   }
   EXPECT_EQ(c.next_edge(sc_time(100.5, sc_core::SC_NS)), c.time_of(151));  // cycle 150 at 100 ns
-  EXPECT_EQ(c.cycles_in(sc_time(2, sc_core::SC_NS)), 3u);  // at 1.5 GHz now
+  EXPECT_EQ(c.cycles_in(sc_time(2, sc_core::SC_NS)), 3u);                  // at 1.5 GHz now
   // The same cycle changed twice: the later frequency holds from it.
   c.retime(200, 1e9);
   EXPECT_EQ(c.time_of(203), sc_time(153, sc_core::SC_NS));

@@ -275,11 +275,13 @@ TEST(TechPower, CurvesRiseToTheTopClockAndClockPowerScalesAsLogic) {
               t7->clock_j_per_mm2_cycle() * t5->scaling().logic_energy / t5->scaling().logic_area, 1e-24);
   EXPECT_GT(t7->clock_j_per_mm2_cycle(), t45->clock_j_per_mm2_cycle());
   const std::string curve = "power:\n  voltage_frequency:\n";
-  expect_table_error(std::string(kDerivedHead) + curve + "    - {clock: 0.6, supply: 0.8}\n    - {clock: 0.5, supply: 0.9}\n"
-                     "    - {clock: 1, supply: 1}\n",
+  expect_table_error(std::string(kDerivedHead) + curve +
+                         "    - {clock: 0.6, supply: 0.8}\n    - {clock: 0.5, supply: 0.9}\n"
+                         "    - {clock: 1, supply: 1}\n",
                      "power.voltage_frequency", "not monotone");
-  expect_table_error(std::string(kDerivedHead) + curve + "    - {clock: 0.6, supply: 0.8}\n    - {clock: 0.9, supply: 1}\n",
-                     "power.voltage_frequency.clock", "the last point is the top clock");
+  expect_table_error(
+      std::string(kDerivedHead) + curve + "    - {clock: 0.6, supply: 0.8}\n    - {clock: 0.9, supply: 1}\n",
+      "power.voltage_frequency.clock", "the last point is the top clock");
   expect_table_error(std::string(kDerivedHead) + "power:\n  clock_at_1ghz: 3 pJ\n", "power.clock_at_1ghz", "\"3 pJ\"");
 }
 
