@@ -206,6 +206,7 @@ class Gpu : public Component,
   };
   ClockTotals clock_totals(const sc_core::sc_time& t) const;
   ClockTotals repeated_clock_;  // what sim.reuse and sim.sample counted again
+  sc_core::sc_time clock_end_;  // the run's end, once finalized
   // The memory the closed form sees at SM clock `hz`.
   MemoryEstimate memory_estimate(double hz) const;
   // The whole device's power (W) running `kernel` at `hz`, in closed form.

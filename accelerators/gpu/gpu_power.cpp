@@ -92,7 +92,9 @@ Gpu::ClockTotals Gpu::clock_totals(const sc_core::sc_time& t) const {
 
 double Gpu::powered_energy_j(double nominal_j, const sc_core::sc_time& now) const {
   if (!power_) return nominal_j;
-  const double clock_cycles = clock_totals(now).weighted_cycles + repeated_clock_.weighted_cycles;
+  // An analytic run simulates no time: its clock runs to the end finalize was given.
+  const double clock_cycles =
+      clock_totals(std::max(now, clock_end_)).weighted_cycles + repeated_clock_.weighted_cycles;
   return scaled_done_j_ + (nominal_j - nominal_done_j_) * kernel_factor_ +
          clock_cycles * clock_event_->joules_per_event();
 }
@@ -107,6 +109,7 @@ double Gpu::dvfs_event_factor() const { return power_ && nominal_done_j_ > 0 ? s
 
 void Gpu::finalize_power(const sc_core::sc_time& end) {
   if (!power_) return;
+  clock_end_ = end;
   ClockTotals c = clock_totals(end);
   c.weighted_cycles += repeated_clock_.weighted_cycles;
   c.cycles += repeated_clock_.cycles;
