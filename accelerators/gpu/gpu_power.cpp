@@ -93,8 +93,7 @@ Gpu::ClockTotals Gpu::clock_totals(const sc_core::sc_time& t) const {
 double Gpu::powered_energy_j(double nominal_j, const sc_core::sc_time& now) const {
   if (!power_) return nominal_j;
   // An analytic run simulates no time: its clock runs to the end finalize was given.
-  const double clock_cycles =
-      clock_totals(std::max(now, clock_end_)).weighted_cycles + repeated_clock_.weighted_cycles;
+  const double clock_cycles = clock_totals(std::max(now, clock_end_)).weighted_cycles + repeated_clock_.weighted_cycles;
   return scaled_done_j_ + (nominal_j - nominal_done_j_) * kernel_factor_ +
          clock_cycles * clock_event_->joules_per_event();
 }
