@@ -81,6 +81,12 @@ EnergyEvent& Component::energy_event(const std::string& event, double joules, co
   return *events_.back().second;
 }
 
+EnergyEvent& Component::clock_energy_event(double joules_per_cycle, const std::string& description) {
+  EnergyEvent& e = energy_event("clock", joules_per_cycle, description);
+  clock_tree_event_ = &e;
+  return e;
+}
+
 std::unique_ptr<Component> Component::build_child(const std::string& slot) { return build_child(slot, slot); }
 
 std::unique_ptr<Component> Component::build_child(const std::string& slot, const std::string& instance) {
@@ -114,7 +120,7 @@ std::pair<double, double> Component::close_accounting(const sc_core::sc_time& en
     scalar("energy." + event, "J", fmt::format("energy of {} events at {:g} J each", event, e->joules_per_event()))
         .set(joules);
     total += joules;
-    (event == "clock" ? split_.clock_j : split_.events_j) += joules;
+    (e.get() == clock_tree_event_ ? split_.clock_j : split_.events_j) += joules;
   }
   const double static_w = static_power_w();
   const double static_j = static_w * end.to_seconds();

@@ -106,6 +106,8 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   }
 
   EnergyEvent& energy_event(const std::string& event, double joules_per_event, const std::string& description);
+  // The event "clock": a cycle of the component's clock tree, which energy_split() counts apart.
+  EnergyEvent& clock_energy_event(double joules_per_cycle, const std::string& description);
   // Power drawn whenever the simulation runs besides leakage (DRAM standby, PLLs).
   void set_background_power(double watts) { background_w_ = watts; }
   // Declares silicon: `part` names it in the area breakdown; its leakage adds to static power.
@@ -152,8 +154,8 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   // Adds static energy over `reported_end` (reported time), writes the energy/area statistics;
   // returns {energy J, area mm2}.
   std::pair<double, double> close_accounting(const sc_core::sc_time& reported_end);
-  // After close_accounting: its energy as static (leakage and background), clock (the events
-  // named "clock": clock trees) and the other events; and whether it is a memory (a kind in the
+  // After close_accounting: its energy as static (leakage and background), clock (its
+  // clock_energy_event) and the other events; and whether it is a memory (a kind in the
   // memory_target role), whose event energy the summary counts apart.
   struct EnergySplit {
     double static_j = 0, clock_j = 0, events_j = 0;
@@ -178,6 +180,7 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   SimContext& ctx_;
   Clock clock_;
   std::vector<std::pair<std::string, std::unique_ptr<EnergyEvent>>> events_;
+  const EnergyEvent* clock_tree_event_ = nullptr;
   struct AreaPart {
     std::string name;
     double mm2 = 0, leakage_w = 0;

@@ -18,8 +18,8 @@ void Gpu::declare_power() {
   const double die = params().quantity("die_area");
   const double modelled = area_mm2();
   if (die > modelled) add_area("uncore", die - modelled, (die - modelled) * tech().logic_leakage_w_per_mm2());
-  clock_event_ = &energy_event("clock", tech().clock_j_per_mm2_cycle() * area_mm2(),
-                               "SM-clock cycles of the clock tree over the die (power.clock_at_1ghz x area)");
+  clock_event_ = &clock_energy_event(tech().clock_j_per_mm2_cycle() * area_mm2(),
+                                     "SM-clock cycles of the clock tree over the die (power.clock_at_1ghz x area)");
   context().report("sustained_clock_hz", stat_name("sustained_clock_hz"));
   context().report("power_limited_fraction", stat_name("power_limited_fraction"));
 }
