@@ -14,7 +14,7 @@ SpanRepeater::Mark SpanRepeater::mark() const {
   return m;
 }
 
-void SpanRepeater::repeat(const Mark& since, double times) {
+void SpanRepeater::repeat(const Mark& since, double times, const std::function<void()>& carry) {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   if (now < since.at) throw std::logic_error("span repeat: the mark is in the future");
   if (times <= 0) return;
@@ -29,6 +29,7 @@ void SpanRepeater::repeat(const Mark& since, double times) {
     if (auto it = since.stats.find(name); it != since.stats.end()) stat->repeat(*it->second, times, now_s, span_s);
   for (std::size_t i = 0; i < owners_.size() && i < since.totals.size(); ++i)
     owners_[i]->repeat_totals(since.totals[i], times, now);
+  if (carry) carry();
   time.insert(now, span);
   for (Listener* l : listeners_) l->after_repeat();
 }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -55,7 +56,9 @@ class SpanRepeater {
   Mark mark() const;
   // The span from `since` to now repeats `times` more times.
   // `times` may be fractional: sim.sample counts a measured part of a kernel for the rest of it.
-  void repeat(const Mark& since, double times);
+  // `carry` adds what the caller keeps outside statistics and tracked totals (a GPU's reused
+  // SM counts): it runs within the repeat, so that listeners see it as the repeat's.
+  void repeat(const Mark& since, double times, const std::function<void()>& carry = {});
   void listen(Listener* l) { listeners_.push_back(l); }
   void forget(Listener* l);
 

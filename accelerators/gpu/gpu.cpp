@@ -117,8 +117,17 @@ void Gpu::declare_costs() {
   if (l2_) {
     const double slices = l2_config_.slices;
     const SramCost slice = t.sram(static_cast<double>(l2_config_.bytes) / slices, kSectorBytes * 8, 1);
-    events_.l2 = &energy_event("l2_sector", slice.read_j, "L2 sectors read, written and filled");
+    events_.l2 = &energy_event("l2_sector", slice.read_j, "L2 sectors read, written, filled and written back");
     add_area("l2", slice.area_mm2 * slices, slice.leakage_w * slices);
+    // The crossbar: the L2 slices sit mid-die, the SMs and the memory controllers' PHYs around
+    // them, so a sector crosses about half the die's side each way it goes [E]: the wires'
+    // energy per bit and mm (the tech table's wire.energy) over that reach. The die is
+    // `die_area` where given, else the modelled blocks' area.
+    const double die = std::max(params().quantity("die_area"), area_mm2());
+    const double reach_mm = std::sqrt(die) / 2;
+    events_.crossbar =
+        &energy_event("crossbar_sector", kSectorBytes * 8 * t.wire_energy_per_bit_mm() * reach_mm,
+                      fmt::format("sectors across the crossbar, {:.3g} mm each (half the die's side)", reach_mm));
   }
   const auto lanes = [&](const char* name, const UnitCost& c, double per_sub_core, const char* what) {
     add_area(name, c.area_mm2 * per_sub_core * subs * sms, c.leakage_w * per_sub_core * subs * sms);
@@ -171,7 +180,17 @@ double Gpu::energy_of(const SmCounts& c) const {
   if (events_.shared) j += events_.shared->joules_per_event() * static_cast<double>(c.shared_wavefronts);
   if (events_.l1) j += events_.l1->joules_per_event() * static_cast<double>(c.l1_hit_sectors + c.l1_miss_sectors);
   for (const auto& [f, n] : c.tensor_macs) j += events_.macs.at(f)->joules_per_event() * static_cast<double>(n);
-  return j;
+  return j + l2_sector_j() * static_cast<double>(c.l2_sectors + c.dram_sectors);
+}
+
+double Gpu::l2_sector_j() const {
+  return events_.l2 ? events_.l2->joules_per_event() + events_.crossbar->joules_per_event() : 0.0;
+}
+
+std::uint64_t Gpu::l2_model_sectors() const {
+  if (!l2_) return 0;
+  return l2_->hit_sectors() + l2_->miss_sectors() + l2_->write_sectors() +
+         (l2_->dram_read_bytes() + l2_->dram_write_bytes()) / kSectorBytes;
 }
 
 SmCounts Gpu::totals() const {
@@ -184,6 +203,13 @@ SmCounts Gpu::totals() const {
     total.ctas += part->ctas;
   }
   return total;
+}
+
+SmCounts Gpu::with_memory_side(const KernelEstimate& e) {
+  SmCounts c = e.counts;
+  c.l2_sectors = e.l2_bytes / kSectorBytes;
+  c.dram_sectors = e.dram_bytes / kSectorBytes;
+  return c;
 }
 
 KernelRun Gpu::evaluate(const KernelLaunch& kernel) { return evaluate_launched(kernel, kernel_launch_); }
@@ -223,12 +249,12 @@ KernelRun Gpu::evaluate_launched(const KernelLaunch& kernel, std::uint64_t launc
   }
   r.waves = e.waves;
   r.warp_instructions = e.counts.warp_instructions;
-  const SmCounts& c = e.counts;
+  const SmCounts c = with_memory_side(e);
   analytic_.add(c);
   analytic_.busy_cycles += c.busy_cycles;
   analytic_.ctas += c.ctas;
   // The power monitor spreads an analytic run's energy over it (PowerMonitor::finish_average).
-  finished_energy_ = energy_of(totals());
+  finished_energy_ = counted_now_j();
   kernel_energy_done(finished_energy_);
   warp_instructions_.add(c.warp_instructions);
   ctas_.add(kernel.ctas());
@@ -244,7 +270,7 @@ double Gpu::dynamic_energy_j() const {
 double Gpu::counted_energy_j(const sc_core::sc_time& now) const {
   if (!running_) return finished_energy_;
   // A kernel in step with SystemC time: its counts so far (its SMs are one window ahead).
-  if (running_live_) return energy_of(totals());
+  if (running_live_) return counted_now_j();
   // A compute-only kernel's events are all counted when it starts (its SMs run ahead of
   // SystemC time): its energy is spread evenly over its run.
   if (now <= running_start_) return finished_energy_;  // still launching
@@ -340,9 +366,10 @@ bool Gpu::repeat_waves(const SpanMark& since, double times, std::uint64_t skippe
 
 SmCounts Gpu::repeat_span(const SpanRepeater::Mark& mark, const SmCounts& at_mark, double times) {
   const SmCounts span = totals().since(at_mark);
-  context().repeater().repeat(mark, times);
-  reused_.add(span, times);
-  reused_.busy_cycles += scaled_count(span.busy_cycles, times);
+  context().repeater().repeat(mark, times, [&] {
+    reused_.add(span, times);
+    reused_.busy_cycles += scaled_count(span.busy_cycles, times);
+  });
   return span;
 }
 
@@ -393,7 +420,7 @@ void Gpu::stop_halted() {
   // The runner ends a run at sim.max_time once SystemC time reaches it.
   const sc_core::sc_time limit(context().time_limit_s(), sc_core::SC_SEC);
   if (halt_ == Halt::TimeLimit && limit > sc_core::sc_time_stamp()) {
-    running_energy_ = energy_of(totals()) - finished_energy_;  // what ran, spread up to the limit
+    running_energy_ = counted_now_j() - finished_energy_;  // what ran, spread up to the limit
     running_end_ = limit;
     wait(limit - sc_core::sc_time_stamp());
   }
@@ -453,7 +480,7 @@ void Gpu::run_batch(std::vector<Pending> batch, std::uint64_t launched) {
   const std::vector<KernelRun> runs = guarded([&] { return scheduler_->run_concurrent(kernels, launched); });
   if (halt_ != Halt::None) stop_halted();
   for (std::size_t k = 0; k < runs.size(); ++k) count_kernel(batch[k].k.kernel, runs[k]);
-  running_energy_ = energy_of(totals()) - finished_energy_;
+  running_energy_ = counted_now_j() - finished_energy_;
   std::vector<std::size_t> order(runs.size());
   for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
   std::stable_sort(order.begin(), order.end(),
@@ -462,7 +489,7 @@ void Gpu::run_batch(std::vector<Pending> batch, std::uint64_t launched) {
   for (std::size_t k : order) {  // each kernel's `done` at its end
     wait_in_windows(clock().time_of(runs[k].end_cycle));
     if (k == order.back()) {
-      finished_energy_ = energy_of(totals());
+      finished_energy_ = counted_now_j();
       kernel_energy_done(finished_energy_);
       running_ = false;
     }
@@ -484,10 +511,10 @@ void Gpu::run_alone(Pending p, std::uint64_t launched) {
     stop_halted();
   }
   r.launch_cycle = launched;
-  running_energy_ = energy_of(totals()) - finished_energy_;
+  running_energy_ = counted_now_j() - finished_energy_;
   running_end_ = clock().time_of(r.end_cycle);
   wait_in_windows(running_end_);
-  finished_energy_ = energy_of(totals());
+  finished_energy_ = counted_now_j();
   kernel_energy_done(finished_energy_);
   running_ = false;
   p.done(r);
@@ -540,8 +567,9 @@ void Gpu::finalize(const sc_core::sc_time& end) {
         .set(rate(total.l1_hit_sectors, total.l1_hit_sectors + total.l1_miss_sectors));
   }
   if (l2_) {
-    const std::uint64_t l2_sectors = l2_->hit_sectors() + l2_->miss_sectors() + l2_->write_sectors();
-    events_.l2->add(l2_sectors + l2_->dram_read_bytes() / kSectorBytes, v2);
+    const std::uint64_t sectors = l2_model_sectors() + total.l2_sectors + total.dram_sectors;
+    events_.l2->add(sectors, v2);
+    events_.crossbar->add(sectors, v2);
     counter("l2.hit_sectors", "sectors", "load sectors found in the L2").add(l2_->hit_sectors());
     counter("l2.miss_sectors", "sectors", "load sectors the L2 asked the DRAM for (or waited on)")
         .add(l2_->miss_sectors());

@@ -43,6 +43,8 @@
 
 namespace strata {
 
+struct KernelEstimate;
+
 struct MemoryEstimate;
 
 class Gpu : public Component,
@@ -226,12 +228,19 @@ class Gpu : public Component,
   // The clock peaks are quoted at, and the mapper plans for: the boost with power management.
   double peak_clock_hz() const { return power_ ? power_->boost_hz() : static_cast<double>(clock().frequency_hz()); }
   double energy_of(const SmCounts& c) const;  // the dynamic energy of these counts
+  // An analytic kernel's counts with its traffic past the SMs (SmCounts::l2_sectors, dram_sectors).
+  static SmCounts with_memory_side(const KernelEstimate& e);
+  // Sectors the L2 model moved so far: to and from the SMs, and to and from the DRAM.
+  std::uint64_t l2_model_sectors() const;
+  double counted_now_j() const { return energy_of(totals()) + l2_sector_j() * static_cast<double>(l2_model_sectors()); }
+  // A sector through an L2 slice and across the crossbar.
+  double l2_sector_j() const;
   // The dynamic energy counted to `now` at the table's supply (the running kernel's spread).
   double counted_energy_j(const sc_core::sc_time& now) const;
   SmCounts totals() const;                    // every SM's counts summed
   struct Events {
     EnergyEvent *rf_read = nullptr, *rf_write = nullptr, *fp32 = nullptr, *fp64 = nullptr, *integer = nullptr,
-                *sfu = nullptr, *shared = nullptr, *l1 = nullptr, *l2 = nullptr;
+                *sfu = nullptr, *shared = nullptr, *l1 = nullptr, *l2 = nullptr, *crossbar = nullptr;
     std::map<std::string, EnergyEvent*> macs;  // by tensor format
   } events_;
 

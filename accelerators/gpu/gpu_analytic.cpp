@@ -267,6 +267,7 @@ KernelEstimate estimate_uneven(const KernelLaunch& k, const std::map<std::uint32
   e.counts.busy_cycles = e.cycles * std::min<std::uint64_t>(k.ctas(), static_cast<std::uint64_t>(sms));
   for (const auto& [set, n] : ctas_of_set) e.counts.add(set_runs.at(set).counts, n);
   e.dram_bytes = static_cast<std::uint64_t>(dram_bytes);
+  e.l2_bytes = static_cast<std::uint64_t>(l2);
   return e;
 }
 
@@ -337,9 +338,13 @@ KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, cons
   const auto at_least_expected = [&] { e.dram_bytes = std::max(e.dram_bytes, k.expected_dram_bytes); };
   if (specialized) {  // every CTA the same: its run's counts, times the grid
     e.counts.add(cta.counts, k.ctas());
-    double per_cta = 0;
-    for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w) per_cta += cache.at(&k.program_of(0, w)).dram_bytes;
+    double per_cta = 0, l2_per_cta = 0;
+    for (std::uint32_t w = 0; w < k.warps_per_cta(); ++w) {
+      per_cta += cache.at(&k.program_of(0, w)).dram_bytes;
+      l2_per_cta += cache.at(&k.program_of(0, w)).l2_bytes;
+    }
     e.dram_bytes = static_cast<std::uint64_t>(per_cta) * k.ctas() + static_cast<std::uint64_t>(write_back);
+    e.l2_bytes = static_cast<std::uint64_t>(l2_per_cta) * k.ctas();
     at_least_expected();
     return e;
   }
@@ -350,11 +355,13 @@ KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, cons
         e.counts.add(d.counts, k.ctas() * k.warps_per_cta());
         e.dram_bytes = static_cast<std::uint64_t>(d.dram_bytes) * k.ctas() * k.warps_per_cta() +
                        static_cast<std::uint64_t>(write_back);
+        e.l2_bytes = static_cast<std::uint64_t>(d.l2_bytes) * k.ctas() * k.warps_per_cta();
         at_least_expected();
         return e;
       }
       e.counts.add(d.counts);
       e.dram_bytes += static_cast<std::uint64_t>(d.dram_bytes);
+      e.l2_bytes += static_cast<std::uint64_t>(d.l2_bytes);
     }
   at_least_expected();
   return e;

@@ -34,6 +34,7 @@ struct KernelEstimate {
   std::uint64_t waves = 0;
   SmCounts counts;  // of the whole grid
   std::uint64_t dram_bytes = 0;  // global traffic that reaches the DRAM
+  std::uint64_t l2_bytes = 0;    // global traffic between the SMs and the L2 (past the L1)
 };
 
 // `ctas_per_wave`: the CTAs of a wave when not ctas_per_sm x sms (a kernel of clusters: its

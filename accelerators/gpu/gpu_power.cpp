@@ -57,7 +57,7 @@ double Gpu::kernel_power_w(const KernelLaunch& kernel, double hz) const {
   if (dram_ && e.dram_bytes > 0)
     memory_j = static_cast<double>(e.dram_bytes) *
                analytic_memory(*dram_, memory_component_->config()).streaming_energy_per_byte();
-  return w + (energy_of(e.counts) * s2 + memory_j) / seconds;
+  return w + (energy_of(with_memory_side(e)) * s2 + memory_j) / seconds;
 }
 
 void Gpu::clock_kernel(const KernelLaunch& kernel, std::uint64_t at) {

@@ -31,6 +31,8 @@ void SmCounts::add(const SmCounts& c, double times) {
   l1_hit_sectors += times_of(c.l1_hit_sectors);
   l1_miss_sectors += times_of(c.l1_miss_sectors);
   store_sectors += times_of(c.store_sectors);
+  l2_sectors += times_of(c.l2_sectors);
+  dram_sectors += times_of(c.dram_sectors);
   rf_reads += times_of(c.rf_reads);
   rf_writes += times_of(c.rf_writes);
 }
@@ -51,6 +53,8 @@ SmCounts SmCounts::since(const SmCounts& then) const {
   d.l1_hit_sectors = now.l1_hit_sectors - then.l1_hit_sectors;
   d.l1_miss_sectors = now.l1_miss_sectors - then.l1_miss_sectors;
   d.store_sectors = now.store_sectors - then.store_sectors;
+  d.l2_sectors = now.l2_sectors - then.l2_sectors;
+  d.dram_sectors = now.dram_sectors - then.dram_sectors;
   d.rf_reads = now.rf_reads - then.rf_reads;
   d.rf_writes = now.rf_writes - then.rf_writes;
   d.busy_cycles = now.busy_cycles - then.busy_cycles;
@@ -371,6 +375,11 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
       const bool async = in.op == WarpOp::Wgmma;
       done = now + busy + static_cast<std::uint64_t>(async ? t_.wgmma_latency : t_.mma_latency);
       counts_.tensor_macs[w.program->formats[in.format]] += async ? in.macs() / 4 : in.macs();
+      // The accumulators are registers: each MMA reads its warp's share of C and writes D
+      // (32-bit accumulators, 32 a warp-wide register; a wgmma's warp holds a quarter of its rows).
+      const std::uint64_t accumulators = std::uint64_t{in.m} * in.n / (async ? 4u : 1u) / 32u;
+      counts_.rf_reads += accumulators;
+      counts_.rf_writes += accumulators;
       if (async) {
         w.wgmma.push_back(done);
         w.next_issue = std::max(w.next_issue, now + static_cast<std::uint64_t>(t_.wgmma_issue));

@@ -135,6 +135,9 @@ struct SmCounts {
   std::uint64_t shared_wavefronts = 0, shared_bytes = 0;
   std::uint64_t dsm_bytes = 0;  // moved over the SM-to-SM network by remote cluster accesses
   std::uint64_t l1_hit_sectors = 0, l1_miss_sectors = 0, store_sectors = 0;
+  // Analytic kernels' traffic past the SMs (a simulated kernel's is the L2 model's): sectors
+  // between the SMs and the L2, and between the L2 and the DRAM.
+  std::uint64_t l2_sectors = 0, dram_sectors = 0;
   std::uint64_t busy_cycles = 0;  // cycles with at least one resident warp
   std::uint64_t ctas = 0;
   // Adds `times` x `c` (the events, not busy_cycles and ctas, which the caller knows).

@@ -116,6 +116,41 @@ void expect_error(const std::string& args, const std::string& key, const std::st
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;  // one line
 }
 
+// The energy of the traffic the tensor cores and the L2 make: each MMA reads and writes its
+// accumulators in the register file (a wgmma m64nN: N/2 warp-wide registers a warp each way),
+// and every L2 sector crosses the crossbar, at either fidelity alike.
+TEST(GpuPower, AccumulatorsAndTheCrossbarAreCounted) {
+  for (const char* fidelity : {"analytic", "cycle"}) {
+    SCOPED_TRACE(fidelity);
+    const PowerRun r = gemm(std::string("--set hardware.dvfs=fixed --set sim.fidelity=") + fidelity);
+    const double macs = r.stats["hardware"]["tensor_macs"]["fp16"]["value"].get<double>();
+    const double rf_j = r.stats["hardware"]["energy"]["rf_read"]["value"].get<double>();
+    // 1024^3 in 128 x 256 tiles, k 16 a wgmma: a MAC reads 1/16 of a 32-bit accumulator.
+    const double reads = macs * 4 / 16 / 128;  // 128 B a warp-wide register
+    EXPECT_GT(rf_j, 0);
+    const double per_read = rf_j / reads;
+    EXPECT_GT(per_read, 50e-12);   // a 1024-bit read of a 64 KB sub-core file at 5 nm: 138 pJ
+    EXPECT_LT(per_read, 300e-12);  // (a read per accumulator register, not per MAC)
+    const double crossbar = r.stats["hardware"]["energy"]["crossbar_sector"]["value"].get<double>();
+    const double l2 = r.stats["hardware"]["energy"]["l2_sector"]["value"].get<double>();
+    EXPECT_GT(l2, 0);
+    // The same sectors: half of 814 mm2's side at 0.1 pJ/bit/mm is 7.4x an L2 slice's read.
+    EXPECT_NEAR(crossbar / l2, 7.4, 0.5);
+  }
+}
+
+// sim.sample's skipped waves carry their energy into the span they repeat, not into the power
+// window the repeat happens in (a 212 kW spike on the 8192^3 GEMM before).
+TEST(GpuPower, SkippedWavesAddNoSpikeToThePower) {
+  const PowerRun r = gemm(
+      "--set hardware.dvfs=fixed --set hardware.sms=16 --set hardware.gpcs=2 --set sim.sample=waves "
+      "--set workload.m=2048 --set workload.n=2048 --set workload.k=512");
+  ASSERT_GT(r.get("skipped_ctas"), 0);
+  // The busiest window (the first wave's start) is 1.5x the average; with the spike it was 2.8x here (400x on the
+  // 8192^3 GEMM).
+  EXPECT_LT(r.get("peak_power_w"), 2 * r.get("avg_power_w"));
+}
+
 TEST(GpuPower, BadLimitsAndClocksAreOneLineErrors) {
   const std::string gemm_exp = "configs/experiments/gpu-gemm.yaml ";
   expect_error(gemm_exp + "--set 'hardware.power_limit=-5 W'", "hardware.power_limit", "");
