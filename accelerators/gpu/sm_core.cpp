@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/number_format.h"
 #include "sim/stats.h"
 
 namespace strata {
@@ -212,6 +213,12 @@ int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64
     auto [rates, fresh] = rates_.try_emplace(program);
     if (fresh)
       for (const std::string& f : program->formats) rates->second.push_back(t_.tensor_macs.count(f) ? t_.tensor_macs.at(f) : 0);
+    auto [bits, fresh_bits] = operand_bits_.try_emplace(program);
+    if (fresh_bits)
+      for (const std::string& f : program->formats) {
+        const NumberFormat* format = find_number_format(f);
+        bits->second.push_back(format ? format->bits_per_element() : 16.0);
+      }
     std::size_t max_reg = 0;
     for (const auto* part : {&program->prologue, &program->body, &program->epilogue})
       for (const WarpInstruction& in : *part) {
@@ -232,6 +239,7 @@ int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64
     w = Warp{};
     w.program = program;
     w.rates = &rates->second;
+    w.operand_bits = &bits->second;
     w.end = program->instructions();
     w.cta = id;
     w.age = age_++;
@@ -380,6 +388,14 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
       const std::uint64_t accumulators = std::uint64_t{in.m} * in.n / (async ? 4u : 1u) / 32u;
       counts_.rf_reads += accumulators;
       counts_.rf_writes += accumulators;
+      if (async) {
+        // A wgmma's operands come from shared memory: each warp's tensor core reads its 16 rows
+        // of A and all of B (B is read once for each of the warp group's four sub-cores). An A
+        // in registers (a source register) is a register read instead.
+        const double a_rows = in.src[0] != kNoReg ? 0.0 : in.m / 4.0;
+        const double bytes = (a_rows + in.n) * in.k * (*w.operand_bits)[in.format] / 8;
+        counts_.shared_wavefronts += static_cast<std::uint64_t>(std::ceil(bytes / kLineBytes));
+      }
       if (async) {
         w.wgmma.push_back(done);
         w.next_issue = std::max(w.next_issue, now + static_cast<std::uint64_t>(t_.wgmma_issue));

@@ -256,6 +256,7 @@ class SmCore {
     std::uint64_t cp_first = 0;
     std::vector<std::uint32_t> mbar_waits;       // phases of each of the CTA's mbarriers it has waited for
     const std::vector<double>* rates = nullptr;  // tensor MACs per cycle by the program's format index
+    const std::vector<double>* operand_bits = nullptr;  // bits of an element, by format index
     std::uint32_t arrivals = 0;                  // its cluster-barrier arrives
   };
 
@@ -358,6 +359,7 @@ class SmCore {
   std::vector<std::pair<std::uint64_t, int>> completing_;
   SmCounts counts_;
   std::map<const WarpProgram*, std::vector<double>> rates_;     // per program, by format index
+  std::map<const WarpProgram*, std::vector<double>> operand_bits_;  // per program, by format index
   std::map<const WarpInstruction*, int> wavefronts_;           // per shared-memory instruction
   std::map<const WarpInstruction*, std::uint64_t> dsm_bytes_;  // per remote cluster access: distinct words' bytes
   std::function<void(std::uint64_t, int, std::uint64_t, const WarpInstruction&)> on_issue_;
