@@ -16,6 +16,10 @@ namespace {
 
 std::uint64_t div_up(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
+// The output rows a warp computes: a wgmma's warp group spreads its 64 over its four warps.
+std::uint64_t warp_rows(const WarpInstruction& in) { return in.op == WarpOp::Wgmma ? in.m / 4u : in.m; }
+std::uint64_t warp_macs(const WarpInstruction& in) { return warp_rows(in) * in.n * in.k; }
+
 }  // namespace
 
 void SmCounts::add(const SmCounts& c, double times) {
@@ -106,8 +110,7 @@ double SmCore::tensor_rate(const std::string& format) const {
 }
 
 std::uint64_t SmCore::tensor_cycles(const WarpInstruction& in, double dense_rate) const {
-  // A wgmma's warp group spreads its 64 rows over the four warps' sub-cores: a quarter each.
-  const std::uint64_t macs = in.op == WarpOp::Wgmma ? in.macs() / 4 : in.macs();
+  const std::uint64_t macs = warp_macs(in);
   const double rate = dense_rate * (in.sparse ? 2.0 : 1.0);
   return std::max<std::uint64_t>(1, whole_cycles(static_cast<double>(macs) / rate));
 }
@@ -210,14 +213,13 @@ int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64
   ++counts_.ctas;
   for (std::size_t i = 0; i < programs.size(); ++i) {
     const WarpProgram* program = programs[i];
-    auto [rates, fresh] = rates_.try_emplace(program);
+    auto [formats, fresh] = formats_.try_emplace(program);
     if (fresh)
-      for (const std::string& f : program->formats) rates->second.push_back(t_.tensor_macs.count(f) ? t_.tensor_macs.at(f) : 0);
-    auto [bits, fresh_bits] = operand_bits_.try_emplace(program);
-    if (fresh_bits)
       for (const std::string& f : program->formats) {
+        formats->second.rates.push_back(t_.tensor_macs.count(f) ? t_.tensor_macs.at(f) : 0);
         const NumberFormat* format = find_number_format(f);
-        bits->second.push_back(format ? format->bits_per_element() : 16.0);
+        if (!format) throw std::invalid_argument(fmt::format("a warp program names an unknown number format {}", f));
+        formats->second.bits.push_back(format->bits_per_element());
       }
     std::size_t max_reg = 0;
     for (const auto* part : {&program->prologue, &program->body, &program->epilogue})
@@ -238,8 +240,7 @@ int SmCore::add_cta(const std::vector<const WarpProgram*>& programs, std::uint64
     Warp& w = warps_[static_cast<std::size_t>(wi)];
     w = Warp{};
     w.program = program;
-    w.rates = &rates->second;
-    w.operand_bits = &bits->second;
+    w.formats = &formats->second;
     w.end = program->instructions();
     w.cta = id;
     w.age = age_++;
@@ -375,28 +376,26 @@ void SmCore::issue(int wi, SubCore& s, std::uint64_t now) {
       break;
     case WarpOp::Mma:
     case WarpOp::Wgmma: {
-      const double rate = (*w.rates)[in.format];
+      const double rate = w.formats->rates[in.format];
       if (rate <= 0) tensor_rate(w.program->formats[in.format]);  // throws, naming the format
       if (in.sparse && !t_.sparsity) throw std::invalid_argument("the tensor core has no 2:4 structured sparsity");
       const std::uint64_t busy = tensor_cycles(in, rate);
       s.tensor_free = now + busy;
       const bool async = in.op == WarpOp::Wgmma;
       done = now + busy + static_cast<std::uint64_t>(async ? t_.wgmma_latency : t_.mma_latency);
-      counts_.tensor_macs[w.program->formats[in.format]] += async ? in.macs() / 4 : in.macs();
+      counts_.tensor_macs[w.program->formats[in.format]] += warp_macs(in);
       // The accumulators are registers: each MMA reads its warp's share of C and writes D
-      // (32-bit accumulators, 32 a warp-wide register; a wgmma's warp holds a quarter of its rows).
-      const std::uint64_t accumulators = std::uint64_t{in.m} * in.n / (async ? 4u : 1u) / 32u;
+      // (32-bit accumulators, 32 a warp-wide register).
+      const std::uint64_t accumulators = warp_rows(in) * in.n / 32u;
       counts_.rf_reads += accumulators;
       counts_.rf_writes += accumulators;
       if (async) {
-        // A wgmma's operands come from shared memory: each warp's tensor core reads its 16 rows
+        // A wgmma's operands come from shared memory: each warp's tensor core reads its rows
         // of A and all of B (B is read once for each of the warp group's four sub-cores). An A
         // in registers (a source register) is a register read instead.
-        const double a_rows = in.src[0] != kNoReg ? 0.0 : in.m / 4.0;
-        const double bytes = (a_rows + in.n) * in.k * (*w.operand_bits)[in.format] / 8;
+        const double a_rows = in.src[0] != kNoReg ? 0.0 : static_cast<double>(warp_rows(in));
+        const double bytes = (a_rows + in.n) * in.k * w.formats->bits[in.format] / 8;
         counts_.shared_wavefronts += static_cast<std::uint64_t>(std::ceil(bytes / kLineBytes));
-      }
-      if (async) {
         w.wgmma.push_back(done);
         w.next_issue = std::max(w.next_issue, now + static_cast<std::uint64_t>(t_.wgmma_issue));
       }

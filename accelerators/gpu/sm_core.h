@@ -227,6 +227,10 @@ class SmCore {
     std::uint64_t latest = 0;              // the phase's last arrival or landing so far
     std::vector<std::uint64_t> completed;  // the cycle each phase completed
   };
+  // A program's number formats, by index: tensor MACs a cycle and bits an element.
+  struct FormatCosts {
+    std::vector<double> rates, bits;
+  };
   struct Warp {
     // What a scheduler's look at the warp reads comes first, in one cache line. The cycle its
     // own dependences (stall, registers or counters, wgmmas) let its next instruction go, and
@@ -255,8 +259,7 @@ class SmCore {
     std::deque<AsyncGroup> cp_groups;
     std::uint64_t cp_first = 0;
     std::vector<std::uint32_t> mbar_waits;       // phases of each of the CTA's mbarriers it has waited for
-    const std::vector<double>* rates = nullptr;  // tensor MACs per cycle by the program's format index
-    const std::vector<double>* operand_bits = nullptr;  // bits of an element, by format index
+    const FormatCosts* formats = nullptr;        // its program's, by format index
     std::uint32_t arrivals = 0;                  // its cluster-barrier arrives
   };
 
@@ -358,8 +361,7 @@ class SmCore {
   // instruction; its CTA completes when every result is in).
   std::vector<std::pair<std::uint64_t, int>> completing_;
   SmCounts counts_;
-  std::map<const WarpProgram*, std::vector<double>> rates_;     // per program, by format index
-  std::map<const WarpProgram*, std::vector<double>> operand_bits_;  // per program, by format index
+  std::map<const WarpProgram*, FormatCosts> formats_;          // per program
   std::map<const WarpInstruction*, int> wavefronts_;           // per shared-memory instruction
   std::map<const WarpInstruction*, std::uint64_t> dsm_bytes_;  // per remote cluster access: distinct words' bytes
   std::function<void(std::uint64_t, int, std::uint64_t, const WarpInstruction&)> on_issue_;
