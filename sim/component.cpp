@@ -64,15 +64,15 @@ double Component::area_mm2() const {
 }
 
 double Component::static_power_w() const {
-  double w = background_w_;
-  for (const auto& p : area_parts_) w += p.leakage_w;
-  return w;
+  double leakage = 0;
+  for (const auto& p : area_parts_) leakage += p.leakage_w;
+  return background_w_ + leakage * leakage_factor_;
 }
 
 double Component::dynamic_energy_j() const {
   double j = 0;
   for (const auto& [event, e] : events_) j += e->joules();
-  return j;
+  return j * event_factor_;
 }
 
 EnergyEvent& Component::energy_event(const std::string& event, double joules, const std::string& description) {
@@ -116,8 +116,9 @@ void Component::repeat_totals(const std::vector<double>&, double, const sc_core:
 std::pair<double, double> Component::close_accounting(const sc_core::sc_time& end) {
   double total = 0;
   for (const auto& [event, e] : events_) {
-    const double joules = e->joules();
-    scalar("energy." + event, "J", fmt::format("energy of {} events at {:g} J each", event, e->joules_per_event()))
+    const double joules = e->joules() * event_factor_;
+    scalar("energy." + event, "J",
+           fmt::format("energy of {} events at {:g} J each", event, e->joules_per_event() * event_factor_))
         .set(joules);
     total += joules;
     (e.get() == clock_tree_event_ ? split_.clock_j : split_.events_j) += joules;
@@ -127,6 +128,13 @@ std::pair<double, double> Component::close_accounting(const sc_core::sc_time& en
   split_.static_j = static_j;
   scalar("energy.static", "J", fmt::format("static (leakage and background) energy at {:g} W", static_w)).set(static_j);
   total += static_j;
+  if (delivery_efficiency_ < 1) {
+    split_.delivery_j = total * (1 / delivery_efficiency_ - 1);
+    scalar("energy.delivery", "J",
+           fmt::format("lost in the voltage regulators feeding this component at {:g} efficiency", delivery_efficiency_))
+        .set(split_.delivery_j);
+    total += split_.delivery_j;
+  }
   scalar("energy.total", "J", "dynamic plus static energy of this component").set(total);
   scalar("power.static", "W", "leakage of the declared area plus background power").set(static_w);
   for (const auto& p : area_parts_) scalar("area." + p.name, "mm2", fmt::format("area of the {}", p.name)).set(p.mm2);

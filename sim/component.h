@@ -110,6 +110,20 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   EnergyEvent& clock_energy_event(double joules_per_cycle, const std::string& description);
   // Power drawn whenever the simulation runs besides leakage (DRAM standby, PLLs).
   void set_background_power(double watts) { background_w_ = watts; }
+  // The declared area's leakage at the die's temperature over the table's
+  // (TechTable::leakage_factor_at); background power is not leakage and keeps its figure.
+  void set_leakage_factor(double factor) { leakage_factor_ = factor; }
+  // The share of the board's input power that reaches this component through its voltage
+  // regulators (sim/power_management.h): its energy and power are counted at the board's input,
+  // the regulators' loss as energy.delivery. 1 (default): no loss counted.
+  void set_delivery_efficiency(double efficiency) { delivery_efficiency_ = efficiency; }
+  double delivery_efficiency() const { return delivery_efficiency_; }
+  // Every event's energy times `factor`: the supply squared of the clock a device's domain runs
+  // a whole run at (sim/device_power.h).
+  void set_event_energy_factor(double factor) { event_factor_ = factor; }
+  // The dynamic energy of a cycle with the component busy at its peak rate (every lane, bank or
+  // port), at the table's supply: what a device rates its clock against (sim/device_power.h).
+  virtual double peak_dynamic_j_per_cycle() const { return 0; }
   // Declares silicon: `part` names it in the area breakdown; its leakage adds to static power.
   void add_area(const std::string& part, double mm2, double leakage_w);
   double area_mm2() const;
@@ -155,10 +169,10 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   // returns {energy J, area mm2}.
   std::pair<double, double> close_accounting(const sc_core::sc_time& reported_end);
   // After close_accounting: its energy as static (leakage and background), clock (its
-  // clock_energy_event) and the other events; and whether it is a memory (a kind in the
+  // clock_energy_event), the other events and the regulators' loss feeding them; and whether it is a memory (a kind in the
   // memory_target role), whose event energy the summary counts apart.
   struct EnergySplit {
-    double static_j = 0, clock_j = 0, events_j = 0;
+    double static_j = 0, clock_j = 0, events_j = 0, delivery_j = 0;
   };
   const EnergySplit& energy_split() const { return split_; }
   bool is_memory() const;
@@ -187,7 +201,7 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   };
   std::vector<AreaPart> area_parts_;
   EnergySplit split_;
-  double background_w_ = 0;
+  double background_w_ = 0, leakage_factor_ = 1, delivery_efficiency_ = 1, event_factor_ = 1;
 };
 
 // A component kind's spec made into a fixed section of an enclosing kind (no `kind:` key, the

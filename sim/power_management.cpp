@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/component.h"
 #include "sim/input_error.h"
 #include "sim/tech/tech_table.h"
 #include "sim/units.h"
@@ -48,8 +49,33 @@ void add_power_management_params(KindSpec& kind) {
                          "requires it; fixed runs every load at `clock` (studies that pin clocks)")
                .def("capped")
                .hash_only_when_changed());
+  kind.add(param::quantity("temperature", UnitFamily::Temperature,
+                           "the die's junction temperature while it runs: its leakage is the technology table's (at "
+                           "leakage.temperature) doubled every leakage.doubling above it")
+               .def("25 C")
+               .range("-55 C", "150 C")
+               .hash_only_when_changed());
+  kind.add(param::real("delivery_efficiency",
+                       "the board's voltage regulators: the share of the board's input power that reaches the die and "
+                       "its memory; power_limit and every reported power and energy are then the board's input, the "
+                       "loss reported as energy_delivery_j; 1: no loss counted")
+               .def("1")
+               .range("0.5", "1")
+               .hash_only_when_changed());
   kind.slot(
       SlotSpec{"clocks", "the clock domain's base and boost clocks (DVFS)", "section", "", false, &clocks_spec()});
+}
+
+void apply_die_and_board(Component& device) {
+  const Params& p = device.params();
+  const double leakage = device.tech().leakage_factor_at(p.quantity("temperature"));
+  const double efficiency = p.real("delivery_efficiency");
+  const std::string prefix = std::string(device.name()) + ".";
+  for (Component* c : device.context().components()) {
+    if (c != &device && std::string(c->name()).rfind(prefix, 0) != 0) continue;
+    c->set_leakage_factor(leakage);
+    c->set_delivery_efficiency(efficiency);
+  }
 }
 
 std::optional<PowerManagement> PowerManagement::read(const ValidatedNode& config, const TechTable& tech) {

@@ -5,7 +5,10 @@
 //   power_limit: 700 W          # 0 W: none
 //   clocks: {base: 1590 MHz, boost: 1980 MHz}
 //   dvfs: capped                # or fixed: every load at `clock`
-// A device without `clocks` runs at its `clock` and has no power management.
+//   temperature: 65 C           # the die's, for its leakage (default 25 C: the tables')
+//   delivery_efficiency: 0.9    # the board's regulators (default 1: no loss)
+// A device without `clocks` runs at its `clock` and has no power management; temperature and
+// delivery_efficiency hold with or without it (apply_die_and_board).
 #pragma once
 
 #include <functional>
@@ -22,6 +25,11 @@ struct ValidatedNode;
 enum class DvfsPolicy { Capped, Fixed };
 
 void add_power_management_params(KindSpec& kind);
+
+// Applies `temperature` and `delivery_efficiency` to `device` and every component built under it
+// (its memory): their leakage at that temperature, their energy counted at the board's input.
+// Call once they are all built.
+void apply_die_and_board(Component& device);
 
 class PowerManagement {
  public:

@@ -17,7 +17,8 @@ PowerMonitor::PowerMonitor(const std::vector<Component*>& components, double win
       peak_(stats.scalar("totals.peak_power", "W", "highest total power over one window of sim.stats_window")),
       repeater_(repeater),
       timeline_(timeline) {
-  for (const Component* c : components_) static_w_ += c->static_power_w();
+  // At the board's input: each component's power over its regulators' efficiency.
+  for (const Component* c : components_) static_w_ += c->static_power_w() / c->delivery_efficiency();
   if (repeater_) repeater_->listen(this);
 }
 
@@ -27,7 +28,7 @@ PowerMonitor::~PowerMonitor() {
 
 double PowerMonitor::dynamic_energy() const {
   double j = 0;
-  for (const Component* c : components_) j += c->dynamic_energy_j();
+  for (const Component* c : components_) j += c->dynamic_energy_j() / c->delivery_efficiency();
   return j;
 }
 
@@ -56,7 +57,7 @@ void PowerMonitor::sample_idle_through(const sc_core::sc_time& t) {
   if (idle == 0) return;
   const sc_core::sc_time to = last_t_ + window_ * static_cast<double>(idle);
   double idle_w = 0;
-  for (const Component* c : components_) idle_w += c->idle_power_w();
+  for (const Component* c : components_) idle_w += c->idle_power_w() / c->delivery_efficiency();
   series_.add_spread(to_seconds(last_t_), to_seconds(to), (static_w_ + idle_w) * to_seconds(to - last_t_));
   if (timeline_) timeline_->counter("power", "W", last_t_, static_w_ + idle_w);
   last_j_ += idle_w * to_seconds(to - last_t_);  // what dynamic_energy() grows by meanwhile

@@ -14,7 +14,8 @@ namespace {
 
 struct Unit {
   UnitFamily family;
-  double scale;  // base units per one of this unit
+  double scale;       // base units per one of this unit
+  double offset = 0;  // base units at zero of this unit (degrees Celsius are kelvins less 273.15)
 };
 
 // Prefix table shared by the families that take decimal prefixes.
@@ -83,6 +84,9 @@ std::map<std::string, Unit> build_table() {
   add("um", UnitFamily::Length, 1e-3);
   add("µm", UnitFamily::Length, 1e-3);
   add("cm", UnitFamily::Length, 10.0);
+  // Temperatures, in kelvins (an interval is written in K: "25 K").
+  add("K", UnitFamily::Temperature, 1.0);
+  for (const char* c : {"C", "°C", "degC"}) t.emplace(c, Unit{UnitFamily::Temperature, 1.0, 273.15});
   return t;
 }
 
@@ -104,6 +108,8 @@ std::vector<Prefix> format_prefixes(UnitFamily f) {
       return {{"m", 1}, {"µ", 1e-6}};
     case UnitFamily::Length:
       return {{"m", 1}, {"µ", 1e-3}};
+    case UnitFamily::Temperature:
+      return {{"", 1}};
     default:
       return {{"", 1}, {"m", 1e-3}, {"u", 1e-6}, {"n", 1e-9}, {"p", 1e-12}, {"f", 1e-15}};
   }
@@ -126,6 +132,7 @@ const char* family_name(UnitFamily f) {
     case UnitFamily::WireEnergy: return "wire energy";
     case UnitFamily::PowerDensity: return "power density";
     case UnitFamily::Length: return "length";
+    case UnitFamily::Temperature: return "temperature";
   }
   return "?";
 }
@@ -145,6 +152,7 @@ const char* base_unit(UnitFamily f) {
     case UnitFamily::WireEnergy: return "J/bit/mm";
     case UnitFamily::PowerDensity: return "W/mm2";
     case UnitFamily::Length: return "mm";
+    case UnitFamily::Temperature: return "K";
   }
   return "?";
 }
@@ -164,6 +172,7 @@ const char* family_description(UnitFamily f) {
     case UnitFamily::WireEnergy: return "a wire energy such as \"0.15 pJ/bit/mm\"";
     case UnitFamily::PowerDensity: return "a power density such as \"12 mW/mm2\"";
     case UnitFamily::Length: return "a length such as \"1.5 mm\"";
+    case UnitFamily::Temperature: return "a temperature such as \"65 C\" or \"338 K\"";
   }
   return "?";
 }
@@ -188,7 +197,7 @@ double parse_quantity(std::string_view text, UnitFamily family) {
   if (auto it = t.find(unit); it != t.end()) {
     if (it->second.family != family)
       throw UnitError(fmt::format("\"{}\" is a {}, expected {}", s, family_name(it->second.family), want));
-    return value * it->second.scale;
+    return value * it->second.scale + it->second.offset;
   }
   // Unknown spelling: suggest a unit of the right family that differs only in case or by a
   // small edit.

@@ -211,7 +211,7 @@ class Gpu : public Component,
   sc_core::sc_time clock_end_;  // the run's end, once finalized
   // The memory the closed form sees at SM clock `hz`.
   MemoryEstimate memory_estimate(double hz) const;
-  // The whole device's power (W) running `kernel` at `hz`, in closed form.
+  // The whole device's power (W) running `kernel` at `hz`, in closed form, at the board's input.
   double kernel_power_w(const KernelLaunch& kernel, double hz) const;
   // Sets the SM clock for `kernel` from cycle `at` on (the policy's choice).
   void clock_kernel(const KernelLaunch& kernel, std::uint64_t at);

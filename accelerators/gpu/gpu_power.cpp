@@ -10,6 +10,7 @@
 namespace strata {
 
 void Gpu::declare_power() {
+  apply_die_and_board(*this);
   power_ = PowerManagement::read(config(), tech());
   if (!power_) return;
   retime_clock(0, power_->start_hz());
@@ -49,15 +50,15 @@ double Gpu::kernel_power_w(const KernelLaunch& kernel, double hz) const {
   try {
     e = estimate_kernel(kernel, occ, timing_, sms_, memory_estimate(hz), active_clusters(kernel, occ) * kernel.cluster);
   } catch (const CycleOverflow&) {
-    return w;  // a kernel too long to time: its events spread over no measurable span
+    return w / delivery_efficiency();  // a kernel too long to time: its events spread over no measurable span
   }
-  if (e.cycles == 0) return w;
+  if (e.cycles == 0) return w / delivery_efficiency();
   const double seconds = static_cast<double>(e.cycles) / hz;
   double memory_j = 0;
   if (dram_ && e.dram_bytes > 0)
     memory_j = static_cast<double>(e.dram_bytes) *
                analytic_memory(*dram_, memory_component_->config()).streaming_energy_per_byte();
-  return w + (energy_of(with_memory_side(e)) * s2 + memory_j) / seconds;
+  return (w + (energy_of(with_memory_side(e)) * s2 + memory_j) / seconds) / delivery_efficiency();
 }
 
 void Gpu::clock_kernel(const KernelLaunch& kernel, std::uint64_t at) {

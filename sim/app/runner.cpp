@@ -25,7 +25,7 @@ namespace {
 
 // The run's energy by kind (summary.json's energy_*_j; they sum to energy_j).
 struct EnergyShares {
-  double static_j = 0, clock_j = 0, dynamic_j = 0, memory_j = 0;
+  double static_j = 0, clock_j = 0, dynamic_j = 0, memory_j = 0, delivery_j = 0;
 };
 
 nlohmann::ordered_json build_summary(const ResolvedExperiment& exp, const SimContext& ctx, const std::string& status,
@@ -46,6 +46,8 @@ nlohmann::ordered_json build_summary(const ResolvedExperiment& exp, const SimCon
   s["energy_clock_j"] = shares.clock_j;
   s["energy_dynamic_j"] = shares.dynamic_j;
   s["energy_memory_j"] = shares.memory_j;
+  // Only a design whose power delivery is modelled has this share (a loss ahead of the others).
+  if (shares.delivery_j > 0) s["energy_delivery_j"] = shares.delivery_j;
   for (const auto& f : ctx.summary_fields()) {
     const Stat& stat = stats.at(f.stat);
     const double v = stat.field(f.field) * f.scale;
@@ -268,6 +270,7 @@ RunResult run_experiment(const ResolvedExperiment& exp, const Registry& registry
     shares.static_j += split.static_j;
     shares.clock_j += split.clock_j;
     (c->is_memory() ? shares.memory_j : shares.dynamic_j) += split.events_j;
+    shares.delivery_j += split.delivery_j;
   }
   // The end-of-run accounting is part of the run's cost (a DRAM replays the refreshes of a long
   // idle stretch here), and a signal during it stops the run like one during the simulation.

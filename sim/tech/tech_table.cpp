@@ -34,9 +34,20 @@ class TechTableReader : public TechFileReader {
     t_.supply_v_ = quantity(required(root_, "supply", ""), "supply", UnitFamily::Voltage);
     t_.source_ = text(required(root_, "source", ""), "source");
     if (const ConfigNode* n = section("leakage")) {
-      check_keys(*n, "leakage", {"logic", "sram", "source"});
+      check_keys(*n, "leakage", {"logic", "sram", "temperature", "doubling", "source"});
       read_q(*n, "leakage", "logic", UnitFamily::PowerDensity, t_.leak_logic_);
       read_q(*n, "leakage", "sram", UnitFamily::PowerDensity, t_.leak_sram_);
+      if (const ConfigNode* v = n->find("temperature"))
+        t_.leak_temperature_k_ = quantity(*v, "leakage.temperature", UnitFamily::Temperature);
+      if (const ConfigNode* v = n->find("doubling")) {
+        // An interval: "25 K"; "25 C" would read as an absolute 298 K.
+        const std::string written = text(*v, "leakage.doubling");
+        const std::string_view interval = trim(written);
+        if (interval.empty() || interval.back() != 'K' ||
+            !((t_.leak_doubling_k_ = quantity(*v, "leakage.doubling", UnitFamily::Temperature)) > 0))
+          throw InputError(v->loc(), "leakage.doubling",
+                           "expected the interval over which leakage doubles, in kelvins, such as \"25 K\"");
+      }
     }
     if (const ConfigNode* n = section("power")) read_power(*n);
     if (const ConfigNode* n = section("ops")) read_ops(*n);
@@ -372,6 +383,10 @@ TechTable TechTable::scaled(const TechTable& base, const TechScaling& s) {
   // Clock power per mm2 is switched capacitance per area: energy per gate over area per gate.
   t.clock_j_per_mm2_cycle_ *= s.logic_energy / s.logic_area;
   return t;
+}
+
+double TechTable::leakage_factor_at(double kelvin) const {
+  return leak_doubling_k_ > 0 ? std::exp2((kelvin - leak_temperature_k_) / leak_doubling_k_) : 1.0;
 }
 
 double TechTable::supply_at(double clock_fraction) const {

@@ -121,6 +121,10 @@ class TechTable {
   // `c` with the leakage of its area as logic.
   UnitCost with_leakage(UnitCost c) const;
   double logic_leakage_w_per_mm2() const { return leak_logic_; }
+  // Leakage at junction temperature `kelvin` over the table's (at leakage.temperature): doubled
+  // every leakage.doubling kelvins; 1 when the table gives no doubling.
+  double leakage_factor_at(double kelvin) const;
+  double leakage_temperature_k() const { return leak_temperature_k_; }
   // Power: the clock tree and the registers it reaches that no gating stops, per mm2 of
   // clocked silicon per hertz at the table's supply (J per mm2 per cycle).
   double clock_j_per_mm2_cycle() const { return clock_j_per_mm2_cycle_; }
@@ -175,6 +179,7 @@ class TechTable {
   double wire_j_per_bit_mm_ = 0;
   std::map<std::string, std::shared_ptr<const TechSection>> sections_;
   double leak_logic_ = 0, leak_sram_ = 0;
+  double leak_temperature_k_ = 298.15, leak_doubling_k_ = 0;
   double clock_j_per_mm2_cycle_ = 0;
   std::vector<VfPoint> vf_;
   std::string power_source_;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <string>
 
@@ -89,10 +90,11 @@ TEST(GpuPower, TheSummarySplitsEnergyAndTheTimelineCarriesPower) {
       run_strata("run -q --timeline " + exp + " " + smoke_settings(exp) + " -o '" + dir.file("out") + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json s = json_file(dir.file("out/summary.json"));
-  for (const char* key : {"energy_static_j", "energy_clock_j", "energy_dynamic_j", "energy_memory_j"})
+  for (const char* key : {"energy_static_j", "energy_clock_j", "energy_dynamic_j", "energy_memory_j", "energy_delivery_j"})
     EXPECT_GT(s[key].get<double>(), 0) << key;
   EXPECT_NEAR(s["energy_static_j"].get<double>() + s["energy_clock_j"].get<double>() +
-                  s["energy_dynamic_j"].get<double>() + s["energy_memory_j"].get<double>(),
+                  s["energy_dynamic_j"].get<double>() + s["energy_memory_j"].get<double>() +
+                  s["energy_delivery_j"].get<double>(),
               s["energy_j"].get<double>(), 1e-12);
   const nlohmann::json timeline = json_file(dir.file("out/timeline.json"));
   int counters = 0;
@@ -137,6 +139,37 @@ TEST(GpuPower, AccumulatorsAndTheCrossbarAreCounted) {
     // The same sectors: half of 814 mm2's side at 0.1 pJ/bit/mm is 7.4x an L2 slice's read.
     EXPECT_NEAR(crossbar / l2, 7.4, 0.5);
   }
+}
+
+// The board's regulators lose 1 - delivery_efficiency of what they feed (the die and its HBM),
+// so the power the limit caps is the board's input; the die's temperature multiplies its leakage
+// by the table's doubling (30 K at 5 nm). Neither is counted at their defaults.
+TEST(GpuPower, TheBoardsRegulatorsAndTheDiesTemperatureAreCounted) {
+  const std::string fixed = "--set sim.fidelity=analytic --set hardware.dvfs=fixed ";
+  const PowerRun preset = gemm(fixed);
+  const PowerRun bare = gemm(fixed + "--set hardware.delivery_efficiency=1 --set hardware.temperature=25C");
+  EXPECT_EQ(bare.get("energy_delivery_j"), -1);  // no such share
+  const double loss = preset.get("energy_delivery_j");
+  EXPECT_NEAR(loss / (preset.get("energy_j") - loss), 1 / 0.9 - 1, 1e-9);
+  // The preset's die at 65 C: 2^(40/30) of the 25 C leakage.
+  EXPECT_NEAR(preset.hw("power", "static") / bare.hw("power", "static"), std::exp2(40.0 / 30), 1e-9);
+  // The same work and clock: only static power and the loss differ.
+  EXPECT_DOUBLE_EQ(preset.get("latency_s"), bare.get("latency_s"));
+  EXPECT_NEAR(preset.get("energy_j") - loss,
+              bare.get("energy_j") + preset.get("energy_static_j") - bare.get("energy_static_j"),
+              1e-9 * preset.get("energy_j"));
+  // Capped, the board's input meets the limit: the die gets 90% of it and runs slower.
+  const std::string limit =
+      "--set sim.fidelity=analytic --set hardware.power_limit=" +
+      std::to_string(0.9 * gemm("--set sim.fidelity=analytic --set hardware.power_limit=0W").get("avg_power_w")) + "W ";
+  const PowerRun capped = gemm(limit);
+  const PowerRun die_only = gemm(limit + "--set hardware.delivery_efficiency=1");
+  EXPECT_NEAR(capped.get("avg_power_w"), die_only.get("avg_power_w"), 0.03 * capped.get("avg_power_w"));
+  EXPECT_LT(capped.get("sustained_clock_hz"), 0.98 * die_only.get("sustained_clock_hz"));
+  EXPECT_GT(capped.get("sustained_clock_hz"), 1.59e9);  // above the base: the limit, not the floor, binds
+  expect_error("configs/experiments/gpu-gemm.yaml --set hardware.delivery_efficiency=0", "hardware.delivery_efficiency",
+               "");
+  expect_error("configs/experiments/gpu-gemm.yaml --set hardware.temperature=65", "hardware.temperature", "no unit");
 }
 
 // sim.sample's skipped waves carry their energy into the span they repeat, not into the power

@@ -285,6 +285,19 @@ TEST(TechPower, CurvesRiseToTheTopClockAndClockPowerScalesAsLogic) {
   expect_table_error(std::string(kDerivedHead) + "power:\n  clock_at_1ghz: 3 pJ\n", "power.clock_at_1ghz", "\"3 pJ\"");
 }
 
+// Leakage doubles every leakage.doubling above leakage.temperature (the 45 nm base's 30 K
+// above 25 C, inherited by every derived node); the interval must be written in kelvins.
+TEST(TechPower, LeakageDoublesWithTemperature) {
+  const auto t5 = table("5nm");
+  EXPECT_DOUBLE_EQ(t5->leakage_temperature_k(), 298.15);
+  EXPECT_DOUBLE_EQ(t5->leakage_factor_at(298.15), 1);
+  EXPECT_DOUBLE_EQ(t5->leakage_factor_at(298.15 + 30), 2);
+  EXPECT_NEAR(t5->leakage_factor_at(273.15 + 65), std::exp2(40.0 / 30), 1e-12);
+  expect_table_error(std::string(kDerivedHead) + "leakage:\n  doubling: 30 C\n", "leakage.doubling", "in kelvins");
+  expect_table_error(std::string(kDerivedHead) + "leakage:\n  temperature: 25 W\n", "leakage.temperature",
+                     "expected a temperature");
+}
+
 // A user's table: derived from a built-in one, overriding one entry, read by path.
 TEST(Tech, UserTableDerivesFromABuiltinOne) {
   strata::testing::TempDir d;

@@ -56,6 +56,7 @@ TEST(Units, EnergyPowerAreaVoltageCurrent) {
   EXPECT_DOUBLE_EQ(parse_quantity("55 mA", UnitFamily::Current), 0.055);
 }
 
+
 // Expects parse_quantity to throw with a message containing `needle`.
 static void expect_error(const std::string& text, UnitFamily f, const std::string& needle) {
   try {
@@ -77,6 +78,14 @@ TEST(Units, BadUnits) {
   expect_error("1..6 GHz", UnitFamily::Frequency, "unknown unit");
   expect_error("12 parsecs", UnitFamily::Energy, "unknown unit");
   expect_error("inf GHz", UnitFamily::Frequency, "not a finite number");
+}
+
+// Temperatures are kelvins; degrees Celsius are offset, not scaled.
+TEST(Units, TemperaturesAreKelvins) {
+  EXPECT_DOUBLE_EQ(parse_quantity("338 K", UnitFamily::Temperature), 338);
+  EXPECT_DOUBLE_EQ(parse_quantity("65 C", UnitFamily::Temperature), 338.15);
+  EXPECT_DOUBLE_EQ(parse_quantity("-40 °C", UnitFamily::Temperature), 233.15);
+  expect_error("65 W", UnitFamily::Temperature, "is a power, expected a temperature");
 }
 
 TEST(Units, FormatRoundTrips) {

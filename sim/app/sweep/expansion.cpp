@@ -124,7 +124,7 @@ ExprValue scalar_value(const std::string& text) {
   if (ec == std::errc() && ptr == end) return v;
   if (text == "true") return 1.0;
   if (text == "false") return 0.0;
-  for (int f = 0; f <= static_cast<int>(UnitFamily::Length); ++f) {
+  for (int f = 0; f <= static_cast<int>(UnitFamily::Temperature); ++f) {
     try {
       return parse_quantity(text, static_cast<UnitFamily>(f));
     } catch (const UnitError&) {
