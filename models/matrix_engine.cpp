@@ -49,6 +49,12 @@ double MatrixEngine::rate(const std::string& format) const {
                                format));
 }
 
+double MatrixEngine::peak_dynamic_j_per_cycle() const {
+  double j = 0;
+  for (const auto& [format, e] : mac_energy_) j = std::max(j, peak_macs_per_cycle(format) * e->joules_per_event());
+  return j;
+}
+
 MatrixRun MatrixEngine::run(const MatrixWork& w) {
   const MatrixRun r = estimate(w);
   tiles_.add();

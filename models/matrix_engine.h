@@ -48,6 +48,8 @@ class MatrixEngine : public Component {
   // Throws InputError naming the unit's `rates` key when the unit cannot run `format`.
   double rate(const std::string& format) const;
   void finalize(const sc_core::sc_time& end) override;
+  // Every lane busy in the format that costs the most a cycle (its rate x its MAC's energy).
+  double peak_dynamic_j_per_cycle() const override;
 
  protected:
   // Area and leakage of one MAC lane: the widest format's lane times its rate (a lane that

@@ -71,8 +71,12 @@ double Component::static_power_w() const {
 
 double Component::dynamic_energy_j() const {
   double j = 0;
-  for (const auto& [event, e] : events_) j += e->joules();
-  return j * event_factor_;
+  for (const auto& [event, e] : events_) j += e->joules() * factor_of(*e);
+  return j;
+}
+
+double Component::factor_of(const EnergyEvent& e) const {
+  return std::find(unscaled_.begin(), unscaled_.end(), &e) == unscaled_.end() ? event_factor_ : 1.0;
 }
 
 EnergyEvent& Component::energy_event(const std::string& event, double joules, const std::string& description) {
@@ -116,9 +120,9 @@ void Component::repeat_totals(const std::vector<double>&, double, const sc_core:
 std::pair<double, double> Component::close_accounting(const sc_core::sc_time& end) {
   double total = 0;
   for (const auto& [event, e] : events_) {
-    const double joules = e->joules() * event_factor_;
+    const double joules = e->joules() * factor_of(*e);
     scalar("energy." + event, "J",
-           fmt::format("energy of {} events at {:g} J each", event, e->joules_per_event() * event_factor_))
+           fmt::format("energy of {} events at {:g} J each", event, e->joules_per_event() * factor_of(*e)))
         .set(joules);
     total += joules;
     (e.get() == clock_tree_event_ ? split_.clock_j : split_.events_j) += joules;
@@ -130,8 +134,9 @@ std::pair<double, double> Component::close_accounting(const sc_core::sc_time& en
   total += static_j;
   if (delivery_efficiency_ < 1) {
     split_.delivery_j = total * (1 / delivery_efficiency_ - 1);
-    scalar("energy.delivery", "J",
-           fmt::format("lost in the voltage regulators feeding this component at {:g} efficiency", delivery_efficiency_))
+    scalar(
+        "energy.delivery", "J",
+        fmt::format("lost in the voltage regulators feeding this component at {:g} efficiency", delivery_efficiency_))
         .set(split_.delivery_j);
     total += split_.delivery_j;
   }

@@ -121,6 +121,9 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   // Every event's energy times `factor`: the supply squared of the clock a device's domain runs
   // a whole run at (sim/device_power.h).
   void set_event_energy_factor(double factor) { event_factor_ = factor; }
+  // `event` is outside the clock domain (a flash die's MACs counted on the chiplet that drives
+  // them): set_event_energy_factor leaves it at the table's supply.
+  void keep_at_table_supply(const EnergyEvent& event) { unscaled_.push_back(&event); }
   // The dynamic energy of a cycle with the component busy at its peak rate (every lane, bank or
   // port), at the table's supply: what a device rates its clock against (sim/device_power.h).
   virtual double peak_dynamic_j_per_cycle() const { return 0; }
@@ -169,8 +172,8 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   // returns {energy J, area mm2}.
   std::pair<double, double> close_accounting(const sc_core::sc_time& reported_end);
   // After close_accounting: its energy as static (leakage and background), clock (its
-  // clock_energy_event), the other events and the regulators' loss feeding them; and whether it is a memory (a kind in the
-  // memory_target role), whose event energy the summary counts apart.
+  // clock_energy_event), the other events and the regulators' loss feeding them; and whether it is a memory (a kind in
+  // the memory_target role), whose event energy the summary counts apart.
   struct EnergySplit {
     double static_j = 0, clock_j = 0, events_j = 0, delivery_j = 0;
   };
@@ -195,6 +198,8 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   Clock clock_;
   std::vector<std::pair<std::string, std::unique_ptr<EnergyEvent>>> events_;
   const EnergyEvent* clock_tree_event_ = nullptr;
+  std::vector<const EnergyEvent*> unscaled_;  // keep_at_table_supply
+  double factor_of(const EnergyEvent& e) const;
   struct AreaPart {
     std::string name;
     double mm2 = 0, leakage_w = 0;

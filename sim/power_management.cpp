@@ -37,18 +37,7 @@ const KindSpec& clocks_spec() {
 }
 }  // namespace
 
-void add_power_management_params(KindSpec& kind) {
-  kind.add(param::quantity("power_limit", UnitFamily::Power,
-                           "the device's power limit: with dvfs: capped, each load runs at the fastest clock whose "
-                           "modelled power stays within it; 0 W: no limit")
-               .def("0 W")
-               .range("0 W", "1000000 W")
-               .hash_only_when_changed());
-  kind.add(param::choice("dvfs", {"capped", "fixed"},
-                         "with clocks: capped runs each load at the boost clock, or lower when the power limit "
-                         "requires it; fixed runs every load at `clock` (studies that pin clocks)")
-               .def("capped")
-               .hash_only_when_changed());
+void add_board_params(KindSpec& kind) {
   kind.add(param::quantity("temperature", UnitFamily::Temperature,
                            "the die's junction temperature while it runs: its leakage is the technology table's (at "
                            "leakage.temperature) doubled every leakage.doubling above it")
@@ -62,6 +51,21 @@ void add_power_management_params(KindSpec& kind) {
                .def("1")
                .range("0.5", "1")
                .hash_only_when_changed());
+}
+
+void add_power_management_params(KindSpec& kind) {
+  kind.add(param::quantity("power_limit", UnitFamily::Power,
+                           "the device's power limit: with dvfs: capped, each load runs at the fastest clock whose "
+                           "modelled power stays within it; 0 W: no limit")
+               .def("0 W")
+               .range("0 W", "1000000 W")
+               .hash_only_when_changed());
+  kind.add(param::choice("dvfs", {"capped", "fixed"},
+                         "with clocks: capped runs each load at the boost clock, or lower when the power limit "
+                         "requires it; fixed runs every load at `clock` (studies that pin clocks)")
+               .def("capped")
+               .hash_only_when_changed());
+  add_board_params(kind);
   kind.slot(
       SlotSpec{"clocks", "the clock domain's base and boost clocks (DVFS)", "section", "", false, &clocks_spec()});
 }

@@ -25,6 +25,9 @@ struct ValidatedNode;
 enum class DvfsPolicy { Capped, Fixed };
 
 void add_power_management_params(KindSpec& kind);
+// Only `temperature` and `delivery_efficiency` (add_power_management_params adds them too): for a
+// kind with no clock of its own to manage (PIM units run at their DRAM's clock).
+void add_board_params(KindSpec& kind);
 
 // Applies `temperature` and `delivery_efficiency` to `device` and every component built under it
 // (its memory): their leakage at that temperature, their energy counted at the board's input.

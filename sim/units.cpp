@@ -108,8 +108,7 @@ std::vector<Prefix> format_prefixes(UnitFamily f) {
       return {{"m", 1}, {"µ", 1e-6}};
     case UnitFamily::Length:
       return {{"m", 1}, {"µ", 1e-3}};
-    case UnitFamily::Temperature:
-      return {{"", 1}};
+    case UnitFamily::Temperature: return {{"", 1}};
     default:
       return {{"", 1}, {"m", 1e-3}, {"u", 1e-6}, {"n", 1e-9}, {"p", 1e-12}, {"f", 1e-15}};
   }

@@ -17,7 +17,20 @@ namespace strata {
 // EnergyPerBit ("0.5 pJ/bit"), WireEnergy (energy per bit per mm, "0.15 pJ/bit/mm") and
 // PowerDensity ("12 mW/mm2") are the technology tables' rates.
 enum class UnitFamily {
-  Frequency, Time, Size, Bandwidth, Energy, Power, Area, Voltage, Current, EnergyPerBit, WireEnergy, PowerDensity, Length, Temperature
+  Frequency,
+  Time,
+  Size,
+  Bandwidth,
+  Energy,
+  Power,
+  Area,
+  Voltage,
+  Current,
+  EnergyPerBit,
+  WireEnergy,
+  PowerDensity,
+  Length,
+  Temperature
 };
 
 // The family's base unit as written in output, e.g. "Hz" for Frequency.

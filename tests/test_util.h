@@ -134,6 +134,25 @@ inline std::string smoke_settings(const std::string& experiment) {
   return "";
 }
 
+// A finished run's summary.json and stats.json: get(key) a summary figure (-1 when it has none),
+// hw(a, b) the value of statistic hardware.<a>.<b>.
+struct ExampleRun {
+  nlohmann::json summary, stats;
+  double get(const char* key) const { return summary.value(key, -1.0); }
+  double hw(const std::string& a, const std::string& b) const { return stats["hardware"][a][b]["value"].get<double>(); }
+};
+
+// Runs shipped example `experiment` at its `# smoke:` settings and `sets`; a failure is reported
+// and gives empty results.
+inline ExampleRun run_example(const std::string& experiment, const std::string& sets) {
+  TempDir dir;
+  const CommandResult r = run_strata("run -q " + experiment + " " + smoke_settings(experiment) + " " + sets + " -o '" +
+                                     dir.file("out") + "'");
+  EXPECT_EQ(r.code, 0) << experiment << " " << sets << ": " << r.err;
+  if (r.code != 0) return {nlohmann::json::object(), nlohmann::json::object()};
+  return ExampleRun{json_file(dir.file("out/summary.json")), json_file(dir.file("out/stats.json"))};
+}
+
 // The config hash `strata config ARGS` prints ("" when it fails).
 inline std::string config_hash_of(const std::string& args) {
   const CommandResult r = run_strata("config " + args);

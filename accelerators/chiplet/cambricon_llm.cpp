@@ -46,6 +46,9 @@ KindSpec CambriconLlm::spec() {
                   kMemoryTargetRole, true, nullptr});
   s.slot(SlotSpec{"dma", "the DMA engine in front of kv_memory (a dma role kind; default dma)", "component", kDmaRole,
                   false, nullptr, "dma"});
+  // The NPU chiplet (its MACs, vector lanes and DMA) is one clock domain (sim/device_power.h); the
+  // flash, its compute cores, the link and kv_memory keep their own clocks.
+  add_power_management_params(s);
   return s;
 }
 
@@ -71,11 +74,8 @@ CambriconLlm::CambriconLlm(sc_core::sc_module_name name, const ValidatedNode& cf
       throw InputError(params().where("split"), cfg.path + ".split",
                        fmt::format("expected rule, balanced or a number in [0, 1], got \"{}\"", split));
   }
-  const double hz = clock().frequency_hz();
   const auto macs = static_cast<double>(params().integer("npu_macs"));
   const auto lanes = static_cast<double>(params().integer("vector_lanes"));
-  npu_macs_per_s_ = macs * hz;
-  vector_per_s_ = lanes * hz;
   core_macs_per_s_ = params().real("core_macs") * params().quantity("core_clock");
 
   // Energy and area: INT8 MACs on the NPU and in the flash cores (each core with 2 KB of input
@@ -85,11 +85,17 @@ CambriconLlm::CambriconLlm(sc_core::sc_module_name name, const ValidatedNode& cf
   npu_mac_ = &energy_event("npu_mac", mac.energy_j, "NPU multiply-accumulates (INT8)");
   vector_op_ = &energy_event("vector_op", mac.energy_j, "NPU vector-unit element operations");
   core_mac_ = &energy_event("flash_core_mac", mac.energy_j, "flash compute cores' multiply-accumulates (INT8)");
+  keep_at_table_supply(*core_mac_);  // in the flash dies, at core_clock
   add_area("npu", (macs + lanes) * mac.area_mm2, t.with_leakage(mac).leakage_w * (macs + lanes));
   const double cores = compute_cores(f);
   const SramCost buffers = t.sram(2048, 64, 1);
   add_area("flash_cores", cores * (params().real("core_macs") * mac.area_mm2 + buffers.area_mm2),
            cores * buffers.leakage_w);
+  power_ = std::make_unique<DevicePower>(
+      *this, std::vector<Component*>{dma_.get()},
+      kv_->peak_bandwidth() * analytic_memory(*kv_, kv_.component().config()).streaming_energy_per_byte());
+  npu_macs_per_s_ = macs * power_->clock_hz();
+  vector_per_s_ = lanes * power_->clock_hz();
   scalar("tile_rows", "", "the hardware-aware tiling's H_req").set(static_cast<double>(tile_.rows));
   scalar("tile_cols", "", "the hardware-aware tiling's W_req").set(static_cast<double>(tile_.cols));
   scalar("flash_share", "fraction", "the share of each weight GEMV computed in the flash (alpha)").set(alpha_);
@@ -280,7 +286,13 @@ void CambriconLlm::run_graph() {
   finished_ = true;
 }
 
-void CambriconLlm::finalize(const sc_core::sc_time&) {
+double CambriconLlm::peak_dynamic_j_per_cycle() const {
+  return static_cast<double>(params().integer("npu_macs") + params().integer("vector_lanes")) *
+         npu_mac_->joules_per_event();
+}
+
+void CambriconLlm::finalize(const sc_core::sc_time& end) {
+  power_->finalize(reported_s(end));
   scalar("latency", "s", "the decode step").set(latency_s_);
   scalar("tokens_per_s", "tokens/s", "tokens the step produced over its latency")
       .set(latency_s_ > 0 ? tokens_ / latency_s_ : 0);

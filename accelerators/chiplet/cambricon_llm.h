@@ -29,6 +29,7 @@
 #include "accelerators/chiplet/flash_tiling.h"
 #include "memory/flash/flash_device.h"
 #include "sim/component.h"
+#include "sim/device_power.h"
 #include "sim/ports.h"
 #include "workloads/graph_workload.h"
 
@@ -44,6 +45,8 @@ class CambriconLlm : public Component, public GraphTarget {
   bool graph_finished() const override { return finished_; }
   std::optional<double> graph_progress() const override;
   void finalize(const sc_core::sc_time& end) override;
+  // The NPU's MACs and vector lanes busy every cycle.
+  double peak_dynamic_j_per_cycle() const override;
 
  private:
   void run_graph();
@@ -67,6 +70,7 @@ class CambriconLlm : public Component, public GraphTarget {
   double weights_s_ = 0, attention_s_ = 0, vector_s_ = 0;
   std::uint64_t pages_computed_ = 0, pages_read_ = 0, kv_bytes_ = 0;
   EnergyEvent *npu_mac_, *vector_op_, *core_mac_;
+  std::unique_ptr<DevicePower> power_;  // the NPU chiplet's clock domain
 };
 
 }  // namespace strata

@@ -139,6 +139,8 @@ KindSpec GnnAccelerator::spec() {
                   false, nullptr, "dma"});
   s.slot(SlotSpec{"memory", "the memory (a memory_target kind: dram for cycle-level HBM)", "component",
                   kMemoryTargetRole, true, nullptr});
+  // The engines, buffers and DMA are one clock domain (sim/device_power.h); the memory keeps its own.
+  add_power_management_params(s);
   return s;
 }
 
@@ -210,6 +212,16 @@ GnnAccelerator::GnnAccelerator(sc_core::sc_module_name name, const ValidatedNode
   ctx.report("flops", stat_name("flops"));
   ctx.report("dram_bytes", stat_name("dram_bytes"));
   ctx.report("dram_accesses", stat_name("dram_accesses"));
+  power_ = std::make_unique<DevicePower>(
+      *this, std::vector<Component*>{dma_.get()},
+      memory_->peak_bandwidth() * analytic_memory(*memory_, memory_.component().config()).streaming_energy_per_byte());
+}
+
+double GnnAccelerator::peak_dynamic_j_per_cycle() const {
+  // A product a cycle on every MAC, each reading an operand from the buffers; every lane busy.
+  return static_cast<double>(combination_.peak_macs()) *
+             (mac_->joules_per_event() + element_bytes_ * buffer_read_->joules_per_event()) +
+         static_cast<double>(aggregation_.lanes) * lane_op_->joules_per_event();
 }
 
 GnnAccelerator::~GnnAccelerator() = default;
@@ -461,7 +473,8 @@ double GnnAccelerator::evaluate_analytic() {
   return now;
 }
 
-void GnnAccelerator::finalize(const sc_core::sc_time&) {
+void GnnAccelerator::finalize(const sc_core::sc_time& end) {
+  power_->finalize(reported_s(end));
   scalar("latency", "s", "the graph's last operator's end").set(latency_s_);
   scalar("flops", "FLOP", "the graph's floating-point operations").set(flops_);
   scalar("dram_bytes", "B",

@@ -31,6 +31,7 @@
 #include "accelerators/gnn/gnn_schedule.h"
 #include "sim/analytic.h"
 #include "sim/component.h"
+#include "sim/device_power.h"
 #include "sim/ports.h"
 #include "workloads/graph_workload.h"
 
@@ -47,6 +48,7 @@ class GnnAccelerator : public Component, public GraphTarget, public AnalyticMode
   std::optional<double> graph_progress() const override;
   double evaluate_analytic() override;
   void finalize(const sc_core::sc_time& end) override;
+  double peak_dynamic_j_per_cycle() const override;
 
  private:
   enum class Engine { Aggregation, Combination, Vector, Move };
@@ -87,6 +89,7 @@ class GnnAccelerator : public Component, public GraphTarget, public AnalyticMode
   std::uint64_t dram_bytes_ = 0, dram_accesses_ = 0;
   EnergyEvent *mac_, *lane_op_, *buffer_read_, *buffer_write_;
   double element_bytes_ = 2;  // the engines' format
+  std::unique_ptr<DevicePower> power_;  // the engines' clock domain
 };
 
 }  // namespace strata

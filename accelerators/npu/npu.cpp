@@ -26,6 +26,8 @@ KindSpec Npu::spec() {
                   kNocRole, false, nullptr, "noc"});
   s.slot(SlotSpec{"memory", "the memory the cores' DMA engines reach (a memory_target kind: dram, simple_memory)",
                   "component", kMemoryTargetRole, true, nullptr});
+  // The cores are one clock domain (sim/device_power.h); the NoC and the memory keep their own.
+  add_power_management_params(s);
   return s;
 }
 
@@ -58,6 +60,11 @@ Npu::Npu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
     bind_at(ctx, noc_->memory_port(p), memory_->target_socket(),
             p == 0 ? std::string(noc_->basename()) : fmt::format("{}.port{}", noc_->basename(), p));
   peak_bandwidth_.set(memory_->peak_bandwidth());
+  std::vector<Component*> domain;
+  for (auto& core : cores_) domain.push_back(core.get());
+  power_ = std::make_unique<DevicePower>(
+      *this, domain,
+      memory_->peak_bandwidth() * analytic_memory(*memory_, memory_.component().config()).streaming_energy_per_byte());
   op_track_ = ctx.timeline().track(std::string(this->name()) + " operators");
   ctx.report("latency_s", stat_name("latency"));
   ctx.report("flops", stat_name("flops"));
@@ -275,7 +282,8 @@ void Npu::layer_op_done(std::size_t op) {
     }
 }
 
-void Npu::finalize(const sc_core::sc_time&) {
+void Npu::finalize(const sc_core::sc_time& end) {
+  power_->finalize(reported_s(end));
   if (!program_) return;
   sc_core::sc_time last = sc_core::SC_ZERO_TIME;
   const double peak = memory_->peak_bandwidth();

@@ -26,6 +26,7 @@
 #include "accelerators/package/package_device.h"
 #include "models/noc/noc.h"
 #include "sim/analytic.h"
+#include "sim/device_power.h"
 #include "sim/ports.h"
 #include "workloads/graph_workload.h"
 
@@ -96,6 +97,7 @@ class Npu : public Component, public PackageDevice, public NpuSchedule, public A
   CollectiveHost* host_ = nullptr;  // the package this device is in, if any
   int device_ = 0;
   std::unique_ptr<NpuProgramEvaluator> evaluator_;
+  std::unique_ptr<DevicePower> power_;  // the cores' clock domain
   Scalar& latency_;
   Scalar& flops_;
   Scalar& candidates_;

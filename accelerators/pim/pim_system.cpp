@@ -9,6 +9,7 @@
 #include "memory/memory_capacity.h"
 #include "sim/input_error.h"
 #include "sim/ports.h"
+#include "sim/power_management.h"
 #include "sim/registry.h"
 #include "sim/sim_context.h"
 #include "sim/simulated_time.h"
@@ -41,6 +42,9 @@ KindSpec PimSystem::spec() {
                   &PimSpec::section()});
   s.slot(SlotSpec{"host", "the processor for what the units cannot run (a host role part; default roofline_host)",
                   kPartCategory, kHostRole, true, nullptr, "roofline_host"});
+  // The units run at their DRAM's clock, whose power budget their timing carries (tMAC, tFAW:
+  // AttAcc spaces all-bank MACs for it): no clock to manage, the die's temperature and the board.
+  add_board_params(s);
   return s;
 }
 
@@ -99,6 +103,7 @@ PimSystem::PimSystem(sc_core::sc_module_name name, const ValidatedNode& cfg, Sim
   ctx.report("achieved_tflops", stat_name("achieved_tflops"));
   ctx.report("pim_time_fraction", stat_name("pim_time_fraction"));
   if (baseline_) ctx.report("speedup_vs_no_pim", stat_name("speedup_vs_no_pim"));
+  apply_die_and_board(*this);
 }
 
 PimSystem::~PimSystem() = default;

@@ -57,4 +57,9 @@ std::uint64_t Scratchpad::count(const ScratchpadAccess& a, bool write) {
 
 void Scratchpad::occupy(std::uint64_t bytes) { peak_bytes_.set(std::max(peak_bytes_.value(), static_cast<double>(bytes))); }
 
+double Scratchpad::peak_dynamic_j_per_cycle() const {
+  return static_cast<double>(layout_.ports * layout_.banks) *
+         std::max(read_energy_->joules_per_event(), write_energy_->joules_per_event());
+}
+
 }  // namespace strata

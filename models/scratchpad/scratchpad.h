@@ -23,6 +23,8 @@ class Scratchpad : public Component {
   std::uint64_t write(std::uint64_t bytes) { return bytes ? count(scratchpad_access(layout_, bytes), true) : 0; }
   // Records the bytes a tile occupies (with its double buffers), for the peak-occupancy figure.
   void occupy(std::uint64_t bytes);
+  // Every port reading (or writing, the dearer) a word of every bank.
+  double peak_dynamic_j_per_cycle() const override;
 
  private:
   std::uint64_t count(const ScratchpadAccess& a, bool write);

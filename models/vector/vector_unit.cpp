@@ -1,5 +1,7 @@
 #include "models/vector/vector_unit.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace strata {
@@ -82,6 +84,12 @@ VectorTiming VectorUnit::run(const std::string& kind, std::int64_t rows, std::in
   busy_cycles_.add(t.cycles);
   for (const auto& [op, n] : t.elements) energy_.at(op)->add(n);
   return t;
+}
+
+double VectorUnit::peak_dynamic_j_per_cycle() const {
+  double j = 0;
+  for (const auto& [op, e] : energy_) j = std::max(j, vector_.ops.at(op).throughput * e->joules_per_event());
+  return static_cast<double>(vector_.lanes) * j;
 }
 
 }  // namespace strata

@@ -24,6 +24,8 @@ class VectorUnit : public Component {
   VectorTiming estimate(const std::string& kind, std::int64_t rows, std::int64_t cols) const;
   // Runs it: counts element operations and their energy; the caller waits `cycles`.
   VectorTiming run(const std::string& kind, std::int64_t rows, std::int64_t cols);
+  // Every lane on the operation that costs the most a cycle (its throughput x its energy).
+  double peak_dynamic_j_per_cycle() const override;
 
  private:
   VectorConfig vector_;

@@ -17,22 +17,10 @@ namespace {
 
 constexpr double kBoostHz = 1.98e9;  // the H100 preset's clocks.boost
 
-struct PowerRun {
-  nlohmann::json summary, stats;
-  double get(const char* key) const { return summary.value(key, -1.0); }
-  double hw(const std::string& a, const std::string& b) const { return stats["hardware"][a][b]["value"].get<double>(); }
-};
+using PowerRun = ExampleRun;
 
 // The example's 1024^3 FP16 GEMM on the H100 preset.
-PowerRun gemm(const std::string& sets) {
-  const std::string exp = "configs/experiments/gpu-gemm.yaml";
-  TempDir dir;
-  const CommandResult r =
-      run_strata("run -q " + exp + " " + smoke_settings(exp) + " " + sets + " -o '" + dir.file("out") + "'");
-  EXPECT_EQ(r.code, 0) << r.err;
-  if (r.code != 0) return {};
-  return PowerRun{json_file(dir.file("out/summary.json")), json_file(dir.file("out/stats.json"))};
-}
+PowerRun gemm(const std::string& sets) { return run_example("configs/experiments/gpu-gemm.yaml", sets); }
 
 // A limit under the GEMM's power at the boost slows its clock until its power meets the limit,
 // at either fidelity; without a limit it runs at the boost.
@@ -90,7 +78,8 @@ TEST(GpuPower, TheSummarySplitsEnergyAndTheTimelineCarriesPower) {
       run_strata("run -q --timeline " + exp + " " + smoke_settings(exp) + " -o '" + dir.file("out") + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json s = json_file(dir.file("out/summary.json"));
-  for (const char* key : {"energy_static_j", "energy_clock_j", "energy_dynamic_j", "energy_memory_j", "energy_delivery_j"})
+  for (const char* key :
+       {"energy_static_j", "energy_clock_j", "energy_dynamic_j", "energy_memory_j", "energy_delivery_j"})
     EXPECT_GT(s[key].get<double>(), 0) << key;
   EXPECT_NEAR(s["energy_static_j"].get<double>() + s["energy_clock_j"].get<double>() +
                   s["energy_dynamic_j"].get<double>() + s["energy_memory_j"].get<double>() +

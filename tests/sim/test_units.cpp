@@ -56,7 +56,6 @@ TEST(Units, EnergyPowerAreaVoltageCurrent) {
   EXPECT_DOUBLE_EQ(parse_quantity("55 mA", UnitFamily::Current), 0.055);
 }
 
-
 // Expects parse_quantity to throw with a message containing `needle`.
 static void expect_error(const std::string& text, UnitFamily f, const std::string& needle) {
   try {
