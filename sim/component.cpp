@@ -22,6 +22,14 @@ Component::Component(sc_core::sc_module_name name, const ValidatedNode& cfg, Sim
 
 Component::~Component() = default;
 
+std::vector<Component*> Component::with_descendants() {
+  const std::string prefix = std::string(name()) + ".";
+  std::vector<Component*> out;
+  for (Component* c : ctx_.components())
+    if (c == this || std::string(c->name()).rfind(prefix, 0) == 0) out.push_back(c);
+  return out;
+}
+
 std::string Component::stat_name(const std::string& local) const { return std::string(name()) + "." + local; }
 
 Counter& Component::counter(const std::string& l, std::string u, std::string d) {

@@ -80,6 +80,8 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   const Params& params() const { return cfg_.params; }
   const ValidatedNode& config() const { return cfg_; }
   SimContext& context() const { return ctx_; }
+  // This component and every component built under it (whose names extend its name).
+  std::vector<Component*> with_descendants();
   // "<hierarchical name>.<local>"
   std::string stat_name(const std::string& local) const;
 

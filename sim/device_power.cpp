@@ -1,20 +1,11 @@
 #include "sim/device_power.h"
 
 #include <cmath>
-#include <string>
 
 #include "sim/component.h"
 #include "sim/tech/tech_table.h"
 
 namespace strata {
-
-namespace {
-// `c`, or a component built under it (its name extends c's).
-bool under(const Component& c, const Component& root) {
-  const std::string name = c.name(), prefix = std::string(root.name()) + ".";
-  return &c == &root || name.rfind(prefix, 0) == 0;
-}
-}  // namespace
 
 DevicePower::DevicePower(Component& device, const std::vector<Component*>& domain, double memory_peak_w)
     : device_(device), memory_peak_w_(memory_peak_w) {
@@ -22,13 +13,12 @@ DevicePower::DevicePower(Component& device, const std::vector<Component*>& domai
   hz_ = static_cast<double>(device.clock().frequency_hz());
   power_ = PowerManagement::read(device.config(), device.tech());
   if (!power_) return;
+  for (Component* c : device.with_descendants()) static_w_ += c->static_power_w();
+  std::vector<Component*> clocked = {&device};
+  for (Component* root : domain)
+    for (Component* c : root->with_descendants()) clocked.push_back(c);
   double area = 0;
-  for (Component* c : device.context().components()) {
-    if (under(*c, device)) static_w_ += c->static_power_w();
-    bool in_domain = c == &device;
-    for (const Component* root : domain) in_domain = in_domain || under(*c, *root);
-    if (!in_domain) continue;
-    domain_.push_back(c);
+  for (const Component* c : clocked) {
     area += c->area_mm2();
     peak_j_per_cycle_ += c->peak_dynamic_j_per_cycle();
   }
@@ -37,7 +27,7 @@ DevicePower::DevicePower(Component& device, const std::vector<Component*>& domai
                                             "(power.clock_at_1ghz x area)");
   hz_ = power_->clock_for([this](double hz) { return rated_power_w(hz); });
   const double factor = power_->energy_factor(hz_);
-  for (Component* c : domain_) {
+  for (Component* c : clocked) {
     c->retime_clock(0, hz_);
     c->set_event_energy_factor(factor);
   }

@@ -35,7 +35,6 @@ class DevicePower {
   // `memory_peak_w`: the memory's power streaming at its peak bandwidth (rated power only).
   DevicePower(Component& device, const std::vector<Component*>& domain, double memory_peak_w);
 
-  bool managed() const { return power_.has_value(); }
   // The run's clock (the device's own `clock` when unmanaged).
   double clock_hz() const { return hz_; }
   // The device's rated power at `hz` (W, at the board's input): what capped holds to the limit.
@@ -46,7 +45,6 @@ class DevicePower {
 
  private:
   Component& device_;
-  std::vector<Component*> domain_;  // the named components and everything under them
   std::optional<PowerManagement> power_;
   EnergyEvent* clock_event_ = nullptr;
   double hz_ = 0, peak_j_per_cycle_ = 0, memory_peak_w_ = 0, static_w_ = 0;

@@ -74,9 +74,7 @@ void apply_die_and_board(Component& device) {
   const Params& p = device.params();
   const double leakage = device.tech().leakage_factor_at(p.quantity("temperature"));
   const double efficiency = p.real("delivery_efficiency");
-  const std::string prefix = std::string(device.name()) + ".";
-  for (Component* c : device.context().components()) {
-    if (c != &device && std::string(c->name()).rfind(prefix, 0) != 0) continue;
+  for (Component* c : device.with_descendants()) {
     c->set_leakage_factor(leakage);
     c->set_delivery_efficiency(efficiency);
   }

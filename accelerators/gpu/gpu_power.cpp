@@ -46,19 +46,20 @@ double Gpu::kernel_power_w(const KernelLaunch& kernel, double hz) const {
   double w = static_power_w() + clock_event_->joules_per_event() * hz * s2;
   if (memory_component_) w += memory_component_->static_power_w();
   const Occupancy occ = occupancy(limits_, kernel.threads_per_cta(), kernel.registers_per_thread, kernel.shared_bytes);
-  KernelEstimate e;
   try {
-    e = estimate_kernel(kernel, occ, timing_, sms_, memory_estimate(hz), active_clusters(kernel, occ) * kernel.cluster);
+    const KernelEstimate e =
+        estimate_kernel(kernel, occ, timing_, sms_, memory_estimate(hz), active_clusters(kernel, occ) * kernel.cluster);
+    if (e.cycles > 0) {
+      double memory_j = 0;
+      if (dram_ && e.dram_bytes > 0)
+        memory_j = static_cast<double>(e.dram_bytes) *
+                   analytic_memory(*dram_, memory_component_->config()).streaming_energy_per_byte();
+      w += (energy_of(with_memory_side(e)) * s2 + memory_j) / (static_cast<double>(e.cycles) / hz);
+    }
   } catch (const CycleOverflow&) {
-    return w / delivery_efficiency();  // a kernel too long to time: its events spread over no measurable span
+    // a kernel too long to time: its events spread over no measurable span
   }
-  if (e.cycles == 0) return w / delivery_efficiency();
-  const double seconds = static_cast<double>(e.cycles) / hz;
-  double memory_j = 0;
-  if (dram_ && e.dram_bytes > 0)
-    memory_j = static_cast<double>(e.dram_bytes) *
-               analytic_memory(*dram_, memory_component_->config()).streaming_energy_per_byte();
-  return (w + (energy_of(with_memory_side(e)) * s2 + memory_j) / seconds) / delivery_efficiency();
+  return w / delivery_efficiency();
 }
 
 void Gpu::clock_kernel(const KernelLaunch& kernel, std::uint64_t at) {
