@@ -93,9 +93,10 @@ EnergyEvent& Component::energy_event(const std::string& event, double joules, co
   return *events_.back().second;
 }
 
-EnergyEvent& Component::clock_energy_event(double joules_per_cycle, const std::string& description) {
-  EnergyEvent& e = energy_event("clock", joules_per_cycle, description);
-  clock_tree_event_ = &e;
+EnergyEvent& Component::clock_energy_event(double joules_per_cycle, const std::string& description,
+                                           const std::string& event) {
+  EnergyEvent& e = energy_event(event, joules_per_cycle, description);
+  clock_tree_events_.push_back(&e);
   return e;
 }
 
@@ -133,7 +134,9 @@ std::pair<double, double> Component::close_accounting(const sc_core::sc_time& en
            fmt::format("energy of {} events at {:g} J each", event, e->joules_per_event() * factor_of(*e)))
         .set(joules);
     total += joules;
-    (e.get() == clock_tree_event_ ? split_.clock_j : split_.events_j) += joules;
+    const bool clock =
+        std::find(clock_tree_events_.begin(), clock_tree_events_.end(), e.get()) != clock_tree_events_.end();
+    (clock ? split_.clock_j : split_.events_j) += joules;
   }
   const double static_w = static_power_w();
   const double static_j = static_w * end.to_seconds();

@@ -108,8 +108,10 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   }
 
   EnergyEvent& energy_event(const std::string& event, double joules_per_event, const std::string& description);
-  // The event "clock": a cycle of the component's clock tree, which energy_split() counts apart.
-  EnergyEvent& clock_energy_event(double joules_per_cycle, const std::string& description);
+  // A cycle of (part of) the component's clock tree, which energy_split() counts apart: the event
+  // "clock" by default; a component whose blocks gate their clocks names each gated part's.
+  EnergyEvent& clock_energy_event(double joules_per_cycle, const std::string& description,
+                                  const std::string& event = "clock");
   // Power drawn whenever the simulation runs besides leakage (DRAM standby, PLLs).
   void set_background_power(double watts) { background_w_ = watts; }
   // The declared area's leakage at the die's temperature over the table's
@@ -136,6 +138,9 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   // Power drawn between events besides static power, at the component's present state (a clock
   // tree at its present clock): the power monitor closes windows without events at it.
   virtual double idle_power_w() const { return 0; }
+  // The run gives the component nothing to do (the `idle` workload): a device with power
+  // management holds its idle clock (clocks.idle) from the start. Called while binding.
+  virtual void hold_idle() {}
   // Dynamic energy so far (events x energy); the power monitor samples it every window.
   // Components that count their events only at the end override it with a live figure.
   virtual double dynamic_energy_j() const;
@@ -199,7 +204,7 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   SimContext& ctx_;
   Clock clock_;
   std::vector<std::pair<std::string, std::unique_ptr<EnergyEvent>>> events_;
-  const EnergyEvent* clock_tree_event_ = nullptr;
+  std::vector<const EnergyEvent*> clock_tree_events_;
   std::vector<const EnergyEvent*> unscaled_;  // keep_at_table_supply
   double factor_of(const EnergyEvent& e) const;
   struct AreaPart {

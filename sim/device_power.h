@@ -39,14 +39,26 @@ class DevicePower {
   double clock_hz() const { return hz_; }
   // The device's rated power at `hz` (W, at the board's input): what capped holds to the limit.
   double rated_power_w(double hz) const;
+  // The run gives the device nothing to do (Component::hold_idle): its domain holds clocks.idle.
+  void hold_idle();
+  // The clock tree's energy over the first `seconds` of the run until finalize counts it: the
+  // device's live figure for the power monitor (Component::dynamic_energy_j).
+  double running_clock_j(double seconds) const;
+  // Its power (W), what the monitor counts over windows without events (Component::idle_power_w).
+  double clock_power_w() const;
   // After the run (from the device's finalize): the clock tree's cycles over `seconds` of
   // reported time, and the run's sustained_clock_hz and power_limited_fraction.
   void finalize(double seconds);
 
  private:
+  // Runs the domain at `hz` from the start, its events at that clock's supply.
+  void retime(double hz);
+
   Component& device_;
   std::optional<PowerManagement> power_;
   EnergyEvent* clock_event_ = nullptr;
+  std::vector<Component*> clocked_;  // the device and its clock domain
+  bool idle_ = false, finalized_ = false;
   double hz_ = 0, peak_j_per_cycle_ = 0, memory_peak_w_ = 0, static_w_ = 0;
 };
 

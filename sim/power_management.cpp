@@ -31,6 +31,13 @@ const KindSpec& clocks_spec() {
               .def("0 Hz")
               .range("0 Hz", "100 GHz")
               .hash_only_when_changed());
+    s.add(param::quantity("idle", UnitFamily::Frequency,
+                          "the clock the domain drops to when the device has nothing to run (the `idle` workload: no "
+                          "work and no context holding the clock up), at the curve's lowest supply when under its "
+                          "lowest point; 0 Hz: it idles at the clock a load starts at")
+              .def("0 Hz")
+              .range("0 Hz", "100 GHz")
+              .hash_only_when_changed());
     return s;
   }();
   return spec;
@@ -107,6 +114,13 @@ std::optional<PowerManagement> PowerManagement::read(const ValidatedNode& config
                       tech.voltage_frequency().front().clock));
   };
   outside(m.base_hz_, clocks.params.where("base"), config.path + ".clocks.base");
+  // Below the curve's lowest point a clock gains no further voltage, so an idle clock may be.
+  m.idle_hz_ = clocks.params.quantity("idle");
+  if (m.idle_hz_ > m.boost_hz_ * (1 + 1e-9))
+    throw InputError(clocks.params.where("idle"), config.path + ".clocks.idle",
+                     fmt::format("{} is above clocks.boost ({}): an idle clock is at most the boost",
+                                 format_quantity(m.idle_hz_, UnitFamily::Frequency, 6),
+                                 format_quantity(m.boost_hz_, UnitFamily::Frequency, 6)));
   m.policy_ = p.string("dvfs") == "fixed" ? DvfsPolicy::Fixed : DvfsPolicy::Capped;
   m.fixed_hz_ = p.quantity("clock");
   if (m.policy_ == DvfsPolicy::Fixed) outside(m.fixed_hz_, p.where("clock"), config.path + ".clock");

@@ -3,7 +3,7 @@
 // clocks). A device kind that models power adds the keys with add_power_management_params() and
 // reads them with PowerManagement::read():
 //   power_limit: 700 W          # 0 W: none
-//   clocks: {base: 1590 MHz, boost: 1980 MHz}
+//   clocks: {base: 1590 MHz, boost: 1980 MHz, idle: 345 MHz}
 //   dvfs: capped                # or fixed: every load at `clock`
 //   temperature: 65 C           # the die's, for its leakage (default 25 C: the tables')
 //   delivery_efficiency: 0.9    # the board's regulators (default 1: no loss)
@@ -46,6 +46,8 @@ class PowerManagement {
   DvfsPolicy policy() const { return policy_; }
   // The clock a load starts at and an idle device holds: boost when capped, `clock` when fixed.
   double start_hz() const { return policy_ == DvfsPolicy::Fixed ? fixed_hz_ : boost_hz_; }
+  // The clock of a device given nothing to run (Component::hold_idle): clocks.idle, else start_hz().
+  double idle_hz() const { return idle_hz_ > 0 ? idle_hz_ : start_hz(); }
 
   // The supply at `hz`, as a fraction of the technology table's (whose energies are at it).
   double supply_at(double hz) const;
@@ -62,7 +64,7 @@ class PowerManagement {
 
  private:
   const TechTable* tech_ = nullptr;
-  double boost_hz_ = 0, base_hz_ = 0, fixed_hz_ = 0, limit_w_ = 0;
+  double boost_hz_ = 0, base_hz_ = 0, fixed_hz_ = 0, limit_w_ = 0, idle_hz_ = 0;
   DvfsPolicy policy_ = DvfsPolicy::Capped;
 };
 

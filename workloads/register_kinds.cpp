@@ -3,6 +3,7 @@
 #include "sim/registry.h"
 #include "workloads/gemm_workload.h"
 #include "workloads/gnn/gnn_workload.h"
+#include "workloads/idle_workload.h"
 #include "workloads/op_trace_workload.h"
 #include "workloads/transformer/transformer_workload.h"
 
@@ -14,6 +15,7 @@ void register_workload_kinds(Registry& registry) {
   registry.add_workload<GnnWorkload>();
   registry.add_workload<OpTraceWorkload>();
   registry.add_workload<GemmWorkload>();
+  registry.add_workload<IdleWorkload>();
 }
 
 }  // namespace strata

@@ -71,6 +71,7 @@ class Gpu : public Component,
   void finalize(const sc_core::sc_time& end) override;
   double dynamic_energy_j() const override;
   double idle_power_w() const override;
+  void hold_idle() override;
   // sim.reuse and sim.sample: the L2's counters are the GPU's own totals.
   std::vector<double> reuse_totals(const sc_core::sc_time& now) const override;
   void repeat_totals(const std::vector<double>& since, double times, const sc_core::sc_time& now) override;
@@ -196,8 +197,10 @@ class Gpu : public Component,
   // Power management (gpu_power.cpp; with `clocks`): each kernel runs at the clock the policy
   // picks at its launch from its closed-form power, the SM clock changing between kernels.
   std::optional<PowerManagement> power_;
-  EnergyEvent* clock_event_ = nullptr;  // a cycle of the clock tree over the clocked area
+  EnergyEvent* clock_event_ = nullptr;     // a cycle of the clock tree over the ungated area
+  EnergyEvent* sm_clock_event_ = nullptr;  // an SM-cycle with a CTA resident: its part of the gated tree
   double kernel_factor_ = 1;            // the running kernel's supply squared (energy factor)
+  bool idle_ = false;                   // hold_idle: the run holds clocks.idle, no limit lowering it
   double nominal_done_j_ = 0;           // finished kernels' dynamic energy at the table's supply
   double scaled_done_j_ = 0;            // and at the supplies they ran at
   void declare_power();
@@ -232,7 +235,7 @@ class Gpu : public Component,
   static SmCounts with_memory_side(const KernelEstimate& e);
   // Sectors the L2 model moved so far: to and from the SMs, and to and from the DRAM.
   std::uint64_t l2_model_sectors() const;
-  double counted_now_j() const { return energy_of(totals()) + l2_sector_j() * static_cast<double>(l2_model_sectors()); }
+  double counted_now_j() const;
   // A sector through an L2 slice and across the crossbar.
   double l2_sector_j() const;
   // The dynamic energy counted to `now` at the table's supply (the running kernel's spread).

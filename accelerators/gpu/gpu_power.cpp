@@ -19,8 +19,18 @@ void Gpu::declare_power() {
   const double die = params().quantity("die_area");
   const double modelled = area_mm2();
   if (die > modelled) add_area("uncore", die - modelled, (die - modelled) * tech().logic_leakage_w_per_mm2());
-  clock_event_ = &clock_energy_event(tech().clock_j_per_mm2_cycle() * area_mm2(),
-                                     "SM-clock cycles of the clock tree over the die (power.clock_at_1ghz x area)");
+  // Clock gating stops a share of the tree while the SMs are idle (GPUs gate idle engines and
+  // blocks: the SMs, the L2 and crossbar they keep busy); the rest runs whenever the clock does.
+  const double tree = tech().clock_j_per_mm2_cycle() * area_mm2();
+  const double gated = params().real("clock_gating");
+  clock_event_ = &clock_energy_event(tree * (1 - gated),
+                                     "SM-clock cycles of the clock tree over the die, less its gated share "
+                                     "(power.clock_at_1ghz x area x (1 - clock_gating))");
+  if (gated > 0)
+    sm_clock_event_ = &clock_energy_event(tree * gated / sms_,
+                                          "SM-cycles with a CTA resident: an SM's part of the gated clock tree "
+                                          "(power.clock_at_1ghz x area x clock_gating / sms)",
+                                          "clock_gated");
   context().report("sustained_clock_hz", stat_name("sustained_clock_hz"));
   context().report("power_limited_fraction", stat_name("power_limited_fraction"));
 }
@@ -87,7 +97,7 @@ Gpu::ClockTotals Gpu::clock_totals(const sc_core::sc_time& t) const {
     c.weighted_cycles += cycles * power_->energy_factor(f);
     c.cycles += cycles;
     c.seconds += cycles / f;
-    if (power_->policy() == DvfsPolicy::Capped && f < boost * (1 - 1e-9)) c.limited_s += cycles / f;
+    if (!idle_ && power_->policy() == DvfsPolicy::Capped && f < boost * (1 - 1e-9)) c.limited_s += cycles / f;
   });
   return c;
 }
@@ -104,6 +114,12 @@ double Gpu::idle_power_w() const {
   if (!power_) return 0;
   const double hz = static_cast<double>(clock().frequency_hz());
   return clock_event_->joules_per_event() * hz * power_->energy_factor(hz);
+}
+
+void Gpu::hold_idle() {
+  if (!power_) return;
+  idle_ = true;
+  retime_clock(0, power_->idle_hz());
 }
 
 double Gpu::dvfs_event_factor() const { return power_ && nominal_done_j_ > 0 ? scaled_done_j_ / nominal_done_j_ : 1.0; }

@@ -47,6 +47,13 @@ KindSpec gpu_spec() {
             .def("0 mm2")
             .range("0 mm2", "100000 mm2")
             .hash_only_when_changed());
+  s.add(param::real("clock_gating",
+                    "with clocks: the share of the clock tree that clock gating stops while the SMs hold no CTA "
+                    "(the SMs' own, and the L2, crossbar and engines their work keeps busy), charged per SM-cycle "
+                    "with a CTA resident; the rest runs whenever the clock does; 0: no gating")
+            .def("0")
+            .range("0", "1")
+            .hash_only_when_changed());
   s.slot(SlotSpec{"sm", "one streaming multiprocessor (an sm role part; default sm)", kPartCategory, kSmRole, false,
                   nullptr, "sm"});
   s.slot(SlotSpec{"tensor_core", "the tensor core of each sub-core (a tensor_core role part; default tensor_core)",

@@ -194,6 +194,11 @@ class SmCore {
   // (the CTA's handle in `finished`), or kNever when no CTA completes before `until`.
   std::uint64_t run(std::uint64_t until, int& finished);
   const SmCounts& counts() const { return counts_; }
+  // counts().busy_cycles closes a run of residency when its last CTA leaves; this adds the open
+  // one up to the SM's own time, for live power.
+  std::uint64_t busy_cycles_live() const {
+    return counts_.busy_cycles + (live_ctas_ > 0 && now_ > resident_since_ ? now_ - resident_since_ : 0);
+  }
   // Calls `f` at every issue with the cycle, the sub-core, the warp's arrival number (0 for
   // the SM's first warp) and its instruction (tests, timelines); unset, it costs one branch.
   void observe(std::function<void(std::uint64_t, int, std::uint64_t, const WarpInstruction&)> f) {

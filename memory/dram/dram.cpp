@@ -144,10 +144,11 @@ Dram::Dram(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& c
   refresh_bank_energy_ = &energy_event("refresh_bank", energy_.refresh_bank, "per-bank refreshes (IDD5B / banks)");
   active_energy_ = &energy_event("active_standby", energy_.active_cycle,
                                  "rank-cycles with a bank open, above precharged standby (IDD3N - IDD2N)");
-  set_background_power(energy_.standby_power);  // precharged standby (IDD2N) of every rank
-  // The host side: the PHY of every channel and the energy of moving each bit across it, from
-  // the technology table's row for this standard.
+  // The host side: the PHY of every channel, the energy of moving each bit across it and the
+  // interface's standby power, from the technology table's row for this standard.
   const DramInterfaceCost phy = dram_interface_cost(tech(), lower(spec_.standard));
+  // Precharged standby (IDD2N) of every rank, and the interface kept up at its full rate.
+  set_background_power(energy_.standby_power + phy.phy_standby_j_per_bit * 8 * spec_.peak_bandwidth());
   io_energy_ = &energy_event("io", phy.io_j_per_bit, "bits moved across the PHY and I/O (technology table)");
   add_area("phy", phy.access.area_mm2 * spec_.org.channels, phy.access.leakage_w * spec_.org.channels);
 

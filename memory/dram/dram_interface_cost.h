@@ -1,6 +1,7 @@
 // The technology table's `dram` section, owned here: per standard ("ddr4", "hbm2", ...) the
 // energy per bit of an access including background at typical load, the interface (PHY + I/O)
-// share of it, and the PHY area of one channel. Package and memory figures: a derived node
+// share of it, the PHY area of one channel, and (optional) the interface's standby power per bit
+// of its peak rate. Package and memory figures: a derived node
 // inherits them unscaled. Registered with the kinds by memory/register_kinds.cpp.
 #pragma once
 
@@ -13,6 +14,9 @@ namespace strata {
 struct DramInterfaceCost {
   UnitCost access;  // energy_j per bit; area_mm2 and leakage_w: the PHY of one channel
   double io_j_per_bit = 0;
+  // The interface's always-on power as energy per bit of its peak rate (J/bit = W per bit/s): its
+  // clocks, DLLs and receivers run at the full data rate whether or not data moves.
+  double phy_standby_j_per_bit = 0;
 };
 
 TechSectionSpec dram_cost_section();

@@ -173,6 +173,44 @@ TEST(GpuPower, SkippedWavesAddNoSpikeToThePower) {
   EXPECT_LT(r.get("peak_power_w"), 2 * r.get("avg_power_w"));
 }
 
+// An idle card (the `idle` workload) holds clocks.idle at the curve's lowest supply, with the
+// gated share of its clock tree (clock_gating) stopped: no SM holds a CTA.
+TEST(GpuPower, AnIdleCardHoldsItsIdleClockWithItsGatedTreeStopped) {
+  const std::string idle = "configs/validation/silicon/idle.yaml";
+  const PowerRun rest = run_example(idle, "");
+  EXPECT_DOUBLE_EQ(rest.get("sustained_clock_hz"), 345e6);
+  EXPECT_EQ(rest.get("power_limited_fraction"), 0);
+  EXPECT_DOUBLE_EQ(rest.get("latency_s"), 50e-6);
+  EXPECT_EQ(rest.hw("events", "clock_gated"), 0);
+  const PowerRun ungated = run_example(idle, "--set hardware.clock_gating=0");
+  EXPECT_NEAR(rest.get("energy_clock_j") / ungated.get("energy_clock_j"), 1 - 0.75, 1e-9);
+  // A context holding the boost: the ungated tree at f V^2, 1980 MHz at the full supply over 345
+  // MHz at the curve's lowest (0.7).
+  const PowerRun context = run_example(idle, "--set hardware.clocks.idle=1980MHz");
+  EXPECT_NEAR(context.get("energy_clock_j") / rest.get("energy_clock_j"), 1980.0 / 345 / (0.7 * 0.7), 1e-6);
+  const PowerRun analytic = run_example(idle, "--set sim.fidelity=analytic");
+  EXPECT_NEAR(analytic.get("avg_power_w"), rest.get("avg_power_w"), 0.01 * rest.get("avg_power_w"));
+  expect_error(idle + " --set hardware.clocks.idle=2GHz", "hardware.clocks.idle", "above clocks.boost");
+  expect_error(idle + " --set hardware.clock_gating=1.5", "hardware.clock_gating", "");
+  expect_error(idle + " --set workload.duration=0s", "workload.duration", "");
+}
+
+// While kernels run, the gated share runs with each SM that holds a CTA, counted live: no spike
+// when a residency closes.
+TEST(GpuPower, TheGatedTreeRunsWithTheBusySms) {
+  const PowerRun r = gemm("--set hardware.dvfs=fixed");
+  const double utilization = r.stats["hardware"]["sm_utilization"]["value"].get<double>();
+  ASSERT_GT(utilization, 0.3);
+  ASSERT_LT(utilization, 0.999);
+  EXPECT_NEAR(r.hw("energy", "clock_gated") / r.hw("energy", "clock"), 0.75 / 0.25 * utilization, 1e-3);
+  const PowerRun ungated = gemm("--set hardware.dvfs=fixed --set hardware.clock_gating=0");
+  EXPECT_NEAR(r.get("energy_clock_j"), ungated.get("energy_clock_j") * (0.25 + 0.75 * utilization),
+              1e-3 * r.get("energy_clock_j"));
+  // The busiest window has every SM busy, gated or not (a residency counted when it closed
+  // would put its whole span into one window).
+  EXPECT_NEAR(r.get("peak_power_w"), ungated.get("peak_power_w"), 0.01 * r.get("peak_power_w"));
+}
+
 TEST(GpuPower, BadLimitsAndClocksAreOneLineErrors) {
   const std::string gemm_exp = "configs/experiments/gpu-gemm.yaml ";
   expect_error(gemm_exp + "--set 'hardware.power_limit=-5 W'", "hardware.power_limit", "");

@@ -78,6 +78,23 @@ TEST(NpuPower, ALimitLowersTheRatedClock) {
   EXPECT_NEAR(joules_per_mac(fixed), joules_per_mac(capped), 1e-9 * joules_per_mac(capped));
 }
 
+// Given nothing to run, the cores hold clocks.idle; the clock tree's power is in every window of
+// the power series, not only in the run's total.
+TEST(NpuPower, AnIdleNpuHoldsItsIdleClock) {
+  TempDir dir;
+  const std::string exp = dir.write(
+      "idle.yaml", "name: npu-idle\nhardware:\n  extends: " + source_path("configs/hardware/npu/tpuv4i.yaml") +
+                       "\nworkload:\n  kind: idle\n  duration: 20 us\n");
+  const NpuRun boost = run_example(exp, kClocks);
+  const NpuRun idle = run_example(exp, kClocks + "--set hardware.clocks.idle=300MHz");
+  EXPECT_DOUBLE_EQ(boost.get("sustained_clock_hz"), 1.05e9);
+  EXPECT_DOUBLE_EQ(idle.get("sustained_clock_hz"), 300e6);
+  EXPECT_EQ(idle.get("power_limited_fraction"), 0);
+  EXPECT_LT(idle.get("energy_clock_j"), boost.get("energy_clock_j") * 300 / 1050.0);
+  for (const NpuRun* r : {&boost, &idle})
+    EXPECT_NEAR(r->get("peak_power_w"), r->get("avg_power_w"), 0.1 * r->get("avg_power_w"));
+}
+
 TEST(NpuPower, BadLimitsAreOneLineErrors) {
   const std::string exp = "configs/experiments/npu-llama-decode.yaml --set sim.fidelity=analytic ";
   for (const auto& [sets, key] : {std::pair<std::string, std::string>{"--set hardware.power_limit=100W", "needs the clocks"},
