@@ -8,21 +8,21 @@
 
 namespace strata {
 
-// Waits out the span; its statistic is the run's latency. A bare memory's socket is bound to a
-// port that sends nothing.
+// Waits out the span; its statistic is the run's latency. With `port`, it has an initiator
+// socket that sends nothing, for a bare memory's target socket.
 class IdleDriver : public Component {
  public:
-  IdleDriver(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, double seconds)
-      : Component(name, cfg, ctx),
-        port_("initiator_socket", [](tlm::tlm_generic_payload&, const sc_core::sc_time&) {}),
-        seconds_(seconds),
-        span_(scalar("duration", "s", "the span the hardware rested")) {
+  IdleDriver(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, double seconds, bool port)
+      : Component(name, cfg, ctx), seconds_(seconds), span_(scalar("duration", "s", "the span the hardware rested")) {
+    if (port)
+      port_ = std::make_unique<AtInitiator>("initiator_socket",
+                                            [](tlm::tlm_generic_payload&, const sc_core::sc_time&) {});
     ctx.report("latency_s", stat_name("duration"));
     SC_HAS_PROCESS(IdleDriver);
     SC_THREAD(rest);
   }
   bool finished() const { return finished_; }
-  InitiatorSocket& socket() { return port_.socket(); }
+  InitiatorSocket& socket() { return port_->socket(); }
   double done_fraction() const {
     return finished_ ? 1.0 : std::min(1.0, sc_core::sc_time_stamp().to_seconds() / seconds_);
   }
@@ -37,7 +37,7 @@ class IdleDriver : public Component {
     record();
   }
 
-  AtInitiator port_;
+  std::unique_ptr<AtInitiator> port_;
   double seconds_;
   Scalar& span_;
   bool finished_ = false;
@@ -63,9 +63,9 @@ IdleWorkload::~IdleWorkload() = default;
 
 void IdleWorkload::bind(Component& hardware) {
   for (Component* c : hardware.with_descendants()) c->hold_idle();
-  driver_ = std::make_unique<IdleDriver>("workload", cfg_, ctx_, duration_s_);
-  if (auto* memory = dynamic_cast<MemoryTarget*>(&hardware))
-    bind_at(ctx_, driver_->socket(), memory->target_socket(), "workload");
+  auto* memory = dynamic_cast<MemoryTarget*>(&hardware);
+  driver_ = std::make_unique<IdleDriver>("workload", cfg_, ctx_, duration_s_, memory != nullptr);
+  if (memory) bind_at(ctx_, driver_->socket(), memory->target_socket(), "workload");
 }
 
 bool IdleWorkload::finished() const { return driver_ && driver_->finished(); }
