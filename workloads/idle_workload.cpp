@@ -15,8 +15,8 @@ class IdleDriver : public Component {
   IdleDriver(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx, double seconds, bool port)
       : Component(name, cfg, ctx), seconds_(seconds), span_(scalar("duration", "s", "the span the hardware rested")) {
     if (port)
-      port_ = std::make_unique<AtInitiator>("initiator_socket",
-                                            [](tlm::tlm_generic_payload&, const sc_core::sc_time&) {});
+      port_ =
+          std::make_unique<AtInitiator>("initiator_socket", [](tlm::tlm_generic_payload&, const sc_core::sc_time&) {});
     ctx.report("latency_s", stat_name("duration"));
     SC_HAS_PROCESS(IdleDriver);
     SC_THREAD(rest);

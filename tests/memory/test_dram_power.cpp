@@ -12,9 +12,9 @@ namespace {
 // The `idle` workload on a bare HBM3 stack at `clock`: its static power (W).
 double resting_watts(const std::string& clock) {
   TempDir dir;
-  const std::string exp = dir.write("idle.yaml", "name: hbm3-idle\nhardware:\n  extends: " +
-                                                     source_path("configs/hardware/memory/hbm3.yaml") +
-                                                     "\n  clock: " + clock + "\nworkload:\n  kind: idle\n  duration: 5 us\n");
+  const std::string exp = dir.write(
+      "idle.yaml", "name: hbm3-idle\nhardware:\n  extends: " + source_path("configs/hardware/memory/hbm3.yaml") +
+                       "\n  clock: " + clock + "\nworkload:\n  kind: idle\n  duration: 5 us\n");
   const ExampleRun r = run_example(exp, "");
   return r.get("energy_static_j") / r.get("latency_s");
 }
