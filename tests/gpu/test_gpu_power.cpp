@@ -185,6 +185,8 @@ TEST(GpuPower, AnIdleCardHoldsItsIdleClockWithItsGatedTreeStopped) {
   EXPECT_DOUBLE_EQ(rest.get("sustained_clock_hz"), 345e6);
   EXPECT_EQ(rest.get("power_limited_fraction"), 0);
   EXPECT_DOUBLE_EQ(rest.get("latency_s"), 50e-6);
+  // The silicon suite's power-idle check: the measured H100 at rest, 74.0 W, within 10%.
+  EXPECT_NEAR(rest.get("avg_power_w"), 74.0, 0.10 * 74.0);
   EXPECT_EQ(rest.hw("events", "clock_gated"), 0);
   const PowerRun ungated = run_example(idle, "--set hardware.clock_gating=0");
   EXPECT_NEAR(rest.get("energy_clock_j") / ungated.get("energy_clock_j"), 1 - 0.75, 1e-9);
