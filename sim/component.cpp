@@ -80,6 +80,7 @@ double Component::static_power_w() const {
 double Component::dynamic_energy_j() const {
   double j = 0;
   for (const auto& [event, e] : events_) j += e->joules() * factor_of(*e);
+  if (managed_clock_) j += managed_clock_->running_clock_j(sc_core::sc_time_stamp().to_seconds());
   return j;
 }
 

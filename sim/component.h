@@ -68,6 +68,16 @@ class RoleChild {
   I* role_ = nullptr;
 };
 
+// A clock domain another object manages for a component (DevicePower, sim/device_power.h): what
+// the component's idle hold and live power ask of it.
+class ManagedClock {
+ public:
+  virtual ~ManagedClock() = default;
+  virtual void hold_idle() = 0;                              // the domain at its idle clock from the start
+  virtual double clock_power_w() const = 0;                  // its clock tree's power now
+  virtual double running_clock_j(double seconds) const = 0;  // that tree's energy so far, until counted
+};
+
 class Component : public sc_core::sc_module, public RepeatableTotals {
  public:
   // The clock is the node's `clock` parameter when its kind is clocked, else 1 GHz.
@@ -137,12 +147,18 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   double static_power_w() const;
   // Power drawn between events besides static power, at the component's present state (a clock
   // tree at its present clock): the power monitor closes windows without events at it.
-  virtual double idle_power_w() const { return 0; }
+  // (A managed clock's tree's power by default.)
+  virtual double idle_power_w() const { return managed_clock_ ? managed_clock_->clock_power_w() : 0; }
   // The run gives the component nothing to do (the `idle` workload): a device with power
   // management holds its idle clock (clocks.idle) from the start. Called while binding.
-  virtual void hold_idle() {}
+  virtual void hold_idle() {
+    if (managed_clock_) managed_clock_->hold_idle();
+  }
+  // `m` manages this component's clock domain: hold_idle, idle_power_w and dynamic_energy_j ask it.
+  void manage_clock(ManagedClock* m) { managed_clock_ = m; }
   // Dynamic energy so far (events x energy); the power monitor samples it every window.
-  // Components that count their events only at the end override it with a live figure.
+  // Components that count their events only at the end override it with a live figure; a
+  // managed clock's tree counts its energy so far.
   virtual double dynamic_energy_j() const;
 
   // Builds the child in `slot` with the registry; call from the constructor so that SystemC
@@ -205,6 +221,7 @@ class Component : public sc_core::sc_module, public RepeatableTotals {
   Clock clock_;
   std::vector<std::pair<std::string, std::unique_ptr<EnergyEvent>>> events_;
   std::vector<const EnergyEvent*> clock_tree_events_;
+  ManagedClock* managed_clock_ = nullptr;
   std::vector<const EnergyEvent*> unscaled_;  // keep_at_table_supply
   double factor_of(const EnergyEvent& e) const;
   struct AreaPart {

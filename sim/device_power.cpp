@@ -9,6 +9,7 @@ namespace strata {
 
 DevicePower::DevicePower(Component& device, const std::vector<Component*>& domain, double memory_peak_w)
     : device_(device), memory_peak_w_(memory_peak_w) {
+  device.manage_clock(this);
   apply_die_and_board(device);
   hz_ = static_cast<double>(device.clock().frequency_hz());
   power_ = PowerManagement::read(device.config(), device.tech());

@@ -20,14 +20,15 @@
 #include <optional>
 #include <vector>
 
+#include "sim/component.h"
 #include "sim/power_management.h"
 
 namespace strata {
 
-class Component;
 class EnergyEvent;
 
-class DevicePower {
+// Registers itself as the device's managed clock (Component::manage_clock).
+class DevicePower : public ManagedClock {
  public:
   // Applies `device`'s temperature and delivery_efficiency to it and everything built under it;
   // with clocks, retimes `domain` (and their descendants) to the run's clock and declares the
@@ -40,12 +41,12 @@ class DevicePower {
   // The device's rated power at `hz` (W, at the board's input): what capped holds to the limit.
   double rated_power_w(double hz) const;
   // The run gives the device nothing to do (Component::hold_idle): its domain holds clocks.idle.
-  void hold_idle();
+  void hold_idle() override;
   // The clock tree's energy over the first `seconds` of the run until finalize counts it: the
   // device's live figure for the power monitor (Component::dynamic_energy_j).
-  double running_clock_j(double seconds) const;
+  double running_clock_j(double seconds) const override;
   // Its power (W), what the monitor counts over windows without events (Component::idle_power_w).
-  double clock_power_w() const;
+  double clock_power_w() const override;
   // After the run (from the device's finalize): the clock tree's cycles over `seconds` of
   // reported time, and the run's sustained_clock_hz and power_limited_fraction.
   void finalize(double seconds);

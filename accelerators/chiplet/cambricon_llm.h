@@ -45,11 +45,6 @@ class CambriconLlm : public Component, public GraphTarget {
   bool graph_finished() const override { return finished_; }
   std::optional<double> graph_progress() const override;
   void finalize(const sc_core::sc_time& end) override;
-  void hold_idle() override { power_->hold_idle(); }  // its clock domain at clocks.idle
-  double idle_power_w() const override { return power_->clock_power_w(); }
-  double dynamic_energy_j() const override {  // with the clock tree's energy so far
-    return Component::dynamic_energy_j() + power_->running_clock_j(sc_core::sc_time_stamp().to_seconds());
-  }
   // The NPU's MACs and vector lanes busy every cycle.
   double peak_dynamic_j_per_cycle() const override;
 

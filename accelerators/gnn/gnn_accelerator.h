@@ -48,11 +48,6 @@ class GnnAccelerator : public Component, public GraphTarget, public AnalyticMode
   std::optional<double> graph_progress() const override;
   double evaluate_analytic() override;
   void finalize(const sc_core::sc_time& end) override;
-  void hold_idle() override { power_->hold_idle(); }  // its clock domain at clocks.idle
-  double idle_power_w() const override { return power_->clock_power_w(); }
-  double dynamic_energy_j() const override {  // with the clock tree's energy so far
-    return Component::dynamic_energy_j() + power_->running_clock_j(sc_core::sc_time_stamp().to_seconds());
-  }
   double peak_dynamic_j_per_cycle() const override;
 
  private:

@@ -180,13 +180,13 @@ double Gpu::energy_of(const SmCounts& c) const {
   if (events_.shared) j += events_.shared->joules_per_event() * static_cast<double>(c.shared_wavefronts);
   if (events_.l1) j += events_.l1->joules_per_event() * static_cast<double>(c.l1_hit_sectors + c.l1_miss_sectors);
   for (const auto& [f, n] : c.tensor_macs) j += events_.macs.at(f)->joules_per_event() * static_cast<double>(n);
-  if (sm_clock_event_) j += sm_clock_event_->joules_per_event() * static_cast<double>(c.busy_cycles);
+  if (gated_clock_event_) j += gated_clock_event_->joules_per_event() * static_cast<double>(c.busy_cycles);
   return j + l2_sector_j() * static_cast<double>(c.l2_sectors + c.dram_sectors);
 }
 
 double Gpu::counted_now_j() const {
   SmCounts c = totals();
-  if (sm_clock_event_) {  // the SMs' residency so far, not only the runs that ended
+  if (gated_clock_event_) {  // the SMs' residency so far, not only the runs that ended
     c.busy_cycles = analytic_.busy_cycles + reused_.busy_cycles;
     for (const auto& core : scheduler_->cores()) c.busy_cycles += core->busy_cycles_live();
   }
@@ -565,7 +565,7 @@ void Gpu::finalize(const sc_core::sc_time& end) {
   if (events_.shared) events_.shared->add(total.shared_wavefronts, v2);
   for (const auto& [f, n] : total.tensor_macs) events_.macs.at(f)->add(n, v2);
   if (events_.l1) events_.l1->add(total.l1_hit_sectors + total.l1_miss_sectors, v2);
-  if (sm_clock_event_) sm_clock_event_->add(total.busy_cycles, v2);
+  if (gated_clock_event_) gated_clock_event_->add(total.busy_cycles, v2);
   finalize_power(end);
   const auto rate = [](std::uint64_t part, std::uint64_t whole) {
     return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;

@@ -198,7 +198,7 @@ class Gpu : public Component,
   // picks at its launch from its closed-form power, the SM clock changing between kernels.
   std::optional<PowerManagement> power_;
   EnergyEvent* clock_event_ = nullptr;     // a cycle of the clock tree over the ungated area
-  EnergyEvent* sm_clock_event_ = nullptr;  // an SM-cycle with a CTA resident: its part of the gated tree
+  EnergyEvent* gated_clock_event_ = nullptr;  // an SM-cycle with a CTA resident: its part of the gated tree
   double kernel_factor_ = 1;            // the running kernel's supply squared (energy factor)
   bool idle_ = false;                   // hold_idle: the run holds clocks.idle, no limit lowering it
   double nominal_done_j_ = 0;           // finished kernels' dynamic energy at the table's supply

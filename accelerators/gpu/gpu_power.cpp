@@ -27,10 +27,10 @@ void Gpu::declare_power() {
                                      "SM-clock cycles of the clock tree over the die, less its gated share "
                                      "(power.clock_at_1ghz x area x (1 - clock_gating))");
   if (gated > 0)
-    sm_clock_event_ = &clock_energy_event(tree * gated / sms_,
-                                          "SM-cycles with a CTA resident: an SM's part of the gated clock tree "
-                                          "(power.clock_at_1ghz x area x clock_gating / sms)",
-                                          "clock_gated");
+    gated_clock_event_ = &clock_energy_event(tree * gated / sms_,
+                                             "SM-cycles with a CTA resident: an SM's part of the gated clock tree "
+                                             "(power.clock_at_1ghz x area x clock_gating / sms)",
+                                             "clock_gated");
   context().report("sustained_clock_hz", stat_name("sustained_clock_hz"));
   context().report("power_limited_fraction", stat_name("power_limited_fraction"));
 }

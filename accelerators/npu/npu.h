@@ -62,11 +62,6 @@ class Npu : public Component, public PackageDevice, public NpuSchedule, public A
   double device_peak_bandwidth() const override { return peak_bandwidth_.value(); }
 
   void finalize(const sc_core::sc_time& end) override;
-  void hold_idle() override { power_->hold_idle(); }  // its clock domain at clocks.idle
-  double idle_power_w() const override { return power_->clock_power_w(); }
-  double dynamic_energy_j() const override {  // with the clock tree's energy so far
-    return Component::dynamic_energy_j() + power_->running_clock_j(sc_core::sc_time_stamp().to_seconds());
-  }
 
  private:
   sc_core::sc_time start_of(size_t op) const;
