@@ -53,6 +53,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
       l2_ = std::make_unique<GpuL2>(
           l2_config_, sms_,
           [this](int s, std::uint64_t id, std::uint64_t cycle) { scheduler_->core(s).complete(id, cycle); },
+          [this](int s, std::uint64_t cycle) { scheduler_->core(s).store_acknowledged(cycle); },
           [this](std::uint64_t cycle, std::uint64_t address, std::uint32_t bytes, bool write, std::uint64_t tag) {
             DramPort& p = *dram_ports_[static_cast<std::size_t>(dram_->queue_of(address))];
             p.queue.push(DramRequest{cycle, dram_seq_++, address, tag, bytes, write});
@@ -70,8 +71,9 @@ Gpu::Gpu(sc_core::sc_module_name name, const ValidatedNode& cfg, SimContext& ctx
       p->port = std::make_unique<AtInitiator>(
           fmt::format("dram_port{}", i).c_str(), [this](tlm::tlm_generic_payload& gp, const sc_core::sc_time& delay) {
             auto& d = static_cast<DramPayload&>(gp);
-            if (!gp.is_write())
-              l2_->dram_done(d.tag, clock().cycle_at(clock().next_edge(sc_core::sc_time_stamp() + delay)));
+            const std::uint64_t cycle = clock().cycle_at(clock().next_edge(sc_core::sc_time_stamp() + delay));
+            if (gp.is_write()) l2_->dram_written(d.tag, cycle);
+            else l2_->dram_done(d.tag, cycle);
           });
       bind_at(ctx, p->port->socket(), target, fmt::format("{}.l2.port{}", basename(), i));
       dram_ports_.push_back(std::move(p));

@@ -256,6 +256,8 @@ KernelEstimate estimate_uneven(const KernelLaunch& k, const std::map<std::uint32
     }
   }
   const double sub_cores = static_cast<double>(sms) * t.sub_cores;
+  // The last store's acknowledgement comes back from the L2 a round trip later (GpuL2).
+  if (stores > 0) makespan += m.l2_latency;
   double cycles = std::max({makespan, issue / sub_cores, pipes / sub_cores, tensor / sub_cores, shared / sms,
                             dsm / (t.dsm_bytes_per_cycle * sms)});
   if (m.l2_bytes_per_cycle > 0) cycles = std::max(cycles, l2 / m.l2_bytes_per_cycle);
@@ -327,6 +329,8 @@ KernelEstimate estimate_kernel(const KernelLaunch& k, const Occupancy& occ, cons
     stores = std::max(stores, d.store_bytes);
     reads = std::max(reads, d.dram_bytes);
   }
+  // The last store's acknowledgement comes back from the L2 a round trip after the last wave's.
+  if (stores > 0) cycles += m.l2_latency;
   const double warps = static_cast<double>(k.ctas()) * k.warps_per_cta();
   const double write_back = std::max(0.0, stores * warps - static_cast<double>(m.l2_bytes));
   if (m.dram_bytes_per_cycle > 0)

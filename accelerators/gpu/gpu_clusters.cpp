@@ -101,7 +101,8 @@ void ClusteredRun::in_step(std::uint64_t limit) {
 void ClusteredRun::run_windowed(std::uint64_t start) {
   GpuScheduler::WaveSample sample = g_.wave_sample(k_);
   const std::uint64_t window = g_.window_;
-  for (std::uint64_t t = start; completed_ < queue_.total() && !g_.host_.halted(t); t += window) {
+  std::uint64_t t = start;
+  for (; completed_ < queue_.total() && !g_.host_.halted(t); t += window) {
     if (t > start) g_.sample_waves(sample, completed_, queue_);  // simulated time is at t
     in_step(t + window);
     advance(t + window);
@@ -114,6 +115,7 @@ void ClusteredRun::run_windowed(std::uint64_t start) {
       break;
     if (completed_ < queue_.total()) g_.host_.wait_until(t + window);
   }
+  if (completed_ == queue_.total()) g_.await_stores(t - window, r_);
 }
 
 void ClusteredRun::run_compute() {

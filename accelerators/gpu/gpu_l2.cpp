@@ -6,13 +6,14 @@
 
 namespace strata {
 
-GpuL2::GpuL2(const L2Config& c, int sms, Deliver deliver, DramRequest dram)
+GpuL2::GpuL2(const L2Config& c, int sms, Deliver deliver, Acknowledge acknowledge, DramRequest dram)
     : c_(c),
       sms_(sms),
       deliver_(std::move(deliver)),
+      acknowledge_(std::move(acknowledge)),
       dram_(std::move(dram)),
       cache_(c.bytes, c.ways, kLineBytes, kSectorBytes),
-      slice_free_(static_cast<std::size_t>(c.slices), 0) {}
+      slices_(static_cast<std::size_t>(c.slices)) {}
 
 int GpuL2::slice_of(std::uint64_t line) const {
   // An XOR of the line number's bit fields, so strided streams spread over the slices.
@@ -38,6 +39,10 @@ int GpuL2::to_dram(std::uint64_t cycle, std::uint64_t line, std::uint64_t mask, 
   return parts;
 }
 
+void GpuL2::write_back(int slice, std::uint64_t cycle, std::uint64_t line, std::uint64_t dirty) {
+  slices_[static_cast<std::size_t>(slice)].writebacks += to_dram(cycle, line, dirty, true, static_cast<std::uint64_t>(slice));
+}
+
 void GpuL2::access(const GlobalAccess& a) {
   const int slice = slice_of(a.line);
   // Slices are split evenly between the partitions, and so are the SMs.
@@ -48,14 +53,19 @@ void GpuL2::access(const GlobalAccess& a) {
   const std::uint64_t back =
       static_cast<std::uint64_t>(c_.latency - c_.latency / 2 + (far ? c_.far_latency - c_.far_latency / 2 : 0));
   const auto n = static_cast<std::uint64_t>(__builtin_popcountll(a.sectors));
-  std::uint64_t& slice_free = slice_free_[static_cast<std::size_t>(slice)];
-  const std::uint64_t start = std::max(a.cycle + way, slice_free);
-  slice_free = start + (n + static_cast<std::uint64_t>(c_.slice_sectors) - 1) / static_cast<std::uint64_t>(c_.slice_sectors);
+  Slice& s = slices_[static_cast<std::size_t>(slice)];
+  const std::uint64_t start = std::max(a.cycle + way, s.free);
+  s.free = start + (n + static_cast<std::uint64_t>(c_.slice_sectors) - 1) / static_cast<std::uint64_t>(c_.slice_sectors);
   std::uint64_t victim = 0, dirty = 0;
   if (a.write) {
     write_sectors_ += n;
     cache_.fill(a.line, a.sectors, true, victim, dirty);
-    if (dirty) to_dram(start + static_cast<std::uint64_t>(c_.dram_latency), victim, dirty, true, 0);
+    if (!s.waiting.empty() || (dirty && s.writebacks >= c_.writeback_queue)) {
+      s.waiting.push_back(WaitingStore{a.sm, start, back, victim, dirty});
+      return;
+    }
+    if (dirty) write_back(slice, start + static_cast<std::uint64_t>(c_.dram_latency), victim, dirty);
+    acknowledge_(a.sm, start + back);
     return;
   }
   const std::uint64_t present = cache_.lookup(a.line, a.sectors);
@@ -105,7 +115,7 @@ void GpuL2::dram_done(std::uint64_t tag, std::uint64_t cycle) {
   if (--f.parts > 0) return;
   std::uint64_t victim = 0, dirty = 0;
   cache_.fill(f.line, f.sectors, false, victim, dirty);
-  if (dirty) to_dram(f.latest, victim, dirty, true, 0);
+  if (dirty) write_back(slice_of(victim), f.latest, victim, dirty);
   const auto slot = pending_of_.find(f.line);
   Pending& pending = pending_[slot->second];
   pending.tags.erase(std::find(pending.tags.begin(), pending.tags.end(), tag));
@@ -127,6 +137,19 @@ void GpuL2::dram_done(std::uint64_t tag, std::uint64_t cycle) {
   // Released last: deliver_ may send the SM's next accesses, but not to this L2 (the GPU
   // collects them for the next window), so `f` stays valid above.
   fills_.release(tag);
+}
+
+void GpuL2::dram_written(std::uint64_t tag, std::uint64_t cycle) {
+  Slice& s = slices_.at(tag);
+  --s.writebacks;
+  // The stores waiting at the slice go in order while their write-backs find room.
+  while (!s.waiting.empty() && (!s.waiting.front().dirty || s.writebacks < c_.writeback_queue)) {
+    const WaitingStore w = s.waiting.front();
+    s.waiting.pop_front();
+    const std::uint64_t taken = std::max(w.arrives, cycle);
+    if (w.dirty) write_back(static_cast<int>(tag), taken + static_cast<std::uint64_t>(c_.dram_latency), w.victim, w.dirty);
+    acknowledge_(w.sm, taken + w.back);
+  }
 }
 
 std::vector<double> GpuL2::counters() const {

@@ -9,11 +9,16 @@
 // slice (the memory controller and the path to it), and its data returns from the slice once
 // the DRAM answers; later accesses to sectors already asked for wait for the same answer.
 // Stores allocate their sectors dirty (no read); dirty sectors go back to the DRAM when
-// evicted.
+// evicted. A slice holds at most `writeback_queue` write-backs that the DRAM's controller has
+// not yet taken: a store whose line evicts dirty data while the queue is full waits, and the
+// slice's later stores behind it, until the DRAM takes one. The slice acknowledges a store to
+// its SM when it takes it, so stores meet the DRAM's write rate and a kernel ends with its
+// last acknowledgement. Loads are not held behind waiting stores.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <unordered_map>
 #include <vector>
@@ -33,21 +38,28 @@ struct L2Config {
   int far_latency = 150;   // more for a slice in the other partition
   int slice_sectors = 2;   // sectors a slice reads or writes a cycle
   int dram_latency = 200;  // cycles from a slice's miss to its DRAM request, and the way back
+  int writeback_queue = 64;  // write-backs a slice may have on their way to the DRAM's controller
 };
 
 class GpuL2 {
  public:
   // Data for an SM's access, at a cycle (SmCore::complete).
   using Deliver = std::function<void(int sm, std::uint64_t id, std::uint64_t cycle)>;
-  // A DRAM request at a cycle; `tag` comes back with dram_done() for reads.
+  // A store of an SM's taken by its slice; the acknowledgement is back at the SM at `cycle`
+  // (SmCore::store_acknowledged).
+  using Acknowledge = std::function<void(int sm, std::uint64_t cycle)>;
+  // A DRAM request at a cycle; `tag` comes back with dram_done() for reads and with
+  // dram_written() for writes.
   using DramRequest = std::function<void(std::uint64_t cycle, std::uint64_t address, std::uint32_t bytes, bool write,
                                          std::uint64_t tag)>;
-  GpuL2(const L2Config& c, int sms, Deliver deliver, DramRequest dram);
+  GpuL2(const L2Config& c, int sms, Deliver deliver, Acknowledge acknowledge, DramRequest dram);
 
   // An SM's access, in time order with every other (ties: SM, then the SM's own order).
   void access(const GlobalAccess& a);
   // The DRAM answered read `tag` at `cycle`.
   void dram_done(std::uint64_t tag, std::uint64_t cycle);
+  // The DRAM's controller took write `tag` at `cycle` (posted: its queue had room).
+  void dram_written(std::uint64_t tag, std::uint64_t cycle);
   // The smallest latency between an access leaving an SM and anything coming back to it or
   // reaching the DRAM: how far SMs may run between exchanges (the GPU's lookahead).
   static int lookahead(const L2Config& c) { return c.latency / 2; }
@@ -68,6 +80,8 @@ class GpuL2 {
   // Sends `mask`'s sectors of `line` to or from the DRAM as runs of contiguous sectors.
   // Returns how many requests it made.
   int to_dram(std::uint64_t cycle, std::uint64_t line, std::uint64_t mask, bool write, std::uint64_t tag);
+  // Sends an evicted line's dirty sectors back from slice `slice`, counting them in its queue.
+  void write_back(int slice, std::uint64_t cycle, std::uint64_t line, std::uint64_t dirty);
   // The counters counters() reports, in its order (const or not, as `l2` is).
   template <class L2>
   static auto counter_fields(L2& l2) {
@@ -86,12 +100,26 @@ class GpuL2 {
     std::vector<std::size_t> waiters;
   };
 
+  // A store its slice has not taken yet: it needs room for its victim's write-back (dirty
+  // non-zero), or waits behind one that does.
+  struct WaitingStore {
+    int sm;
+    std::uint64_t arrives, back;  // at the slice; the way back to the SM
+    std::uint64_t victim, dirty;
+  };
+  struct Slice {
+    std::uint64_t free = 0;  // busy until then
+    int writebacks = 0;      // write-back requests the DRAM's controller has not taken
+    std::deque<WaitingStore> waiting;
+  };
+
   L2Config c_;
   int sms_;
   Deliver deliver_;
+  Acknowledge acknowledge_;
   DramRequest dram_;
   SectoredCache cache_;
-  std::vector<std::uint64_t> slice_free_;
+  std::vector<Slice> slices_;
   // A line with DRAM reads in flight: the sectors asked for and the reads' tags.
   struct Pending {
     std::uint64_t sectors;

@@ -120,8 +120,9 @@ KindSpec GpuMicrobenchmarkWorkload::spec() {
   s.add(param::boolean("warm", "global_chase: one pass over the footprint before the timed one (caches warm)")
             .def("true"));
   s.add(param::boolean("resident",
-                       "global_read, tma_read, cp_async_read: the same sweep once before the timed one, so a "
-                       "footprint the L2 holds is read from the L2 (its bandwidth), not from the DRAM")
+                       "global_read, global_write, tma_read, cp_async_read: the same sweep once before the timed one, so "
+                       "a footprint the L2 holds is read from the L2 (its bandwidth), not from the DRAM, and a write "
+                       "finds the L2 full of dirty lines, as back-to-back calls do")
             .def("false"));
   s.add(param::integer("stages", "tma_read, cp_async_read: shared-memory buffers a warp keeps in flight")
             .def("4")

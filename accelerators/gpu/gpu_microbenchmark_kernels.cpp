@@ -197,10 +197,12 @@ void global_chase(Build& x) {
   x.chain();
 }
 
-// Every warp copies 128 B lines, four loads in flight, then their four stores (`read`: adds
-// them into a sum instead); the grid's warps sweep the array together (iteration i, warp w,
-// load k: line (4 i + k) W + w).
-void global_sweep(Build& x, bool read) {
+// Every warp copies 128 B lines, four loads in flight, then their four stores (Read: adds
+// them into a sum instead; Write: stores a register's value, four lines an iteration, with no
+// loads); the grid's warps sweep the array together (iteration i, warp w, access k: line
+// (4 i + k) W + w).
+enum class Sweep { Copy, Read, Write };
+void global_sweep(Build& x, Sweep sweep) {
   const MicrobenchmarkConfig& c = x.c;
   WarpProgram& p = x.p;
   const std::uint64_t ctas = c.ctas > 1 ? c.ctas : 2 * static_cast<std::uint64_t>(x.sms);
@@ -210,35 +212,38 @@ void global_sweep(Build& x, bool read) {
     throw MicrobenchmarkError("footprint", fmt::format("{} B: a sweep over {} warps needs at least {} B", c.footprint,
                                                        ctas * static_cast<std::uint64_t>(x.warps), 4 * row));
   p.iterations = c.footprint / (4 * row);
+  std::vector<WarpInstruction> loads;
   for (std::uint8_t k = 0; k < 4; ++k) {
     WarpInstruction ld = op(WarpOp::Ldg, static_cast<std::uint8_t>(2 * k), {});
     ld.base = k * row;
     ld.iteration_stride = static_cast<std::int64_t>(4 * row);
     ld.warp_stride = 128;
     ld.footprint = c.footprint;  // the sweep stays inside it; the analytic fidelity reads its level from it
-    p.body.push_back(ld);
+    loads.push_back(ld);
   }
+  if (sweep != Sweep::Write) p.body = loads;
   for (std::uint8_t k = 0; k < 4; ++k) {
-    if (read) {  // a reduction: each load's data is added into a sum (loads in even registers, the
-                 // sum in an odd one: other register banks)
+    if (sweep == Sweep::Read) {  // a reduction: each load's data is added into a sum (loads in even
+                                 // registers, the sum in an odd one: other register banks)
       p.body.push_back(op(WarpOp::Fp32, 9, {9, static_cast<std::uint8_t>(2 * k)}));
       continue;
     }
-    WarpInstruction st = p.body[k];
+    WarpInstruction st = loads[k];
     st.op = WarpOp::Stg;
     st.dst = {kNoReg, kNoReg};
     st.src = {static_cast<std::uint8_t>(2 * k), kNoReg, kNoReg, kNoReg};
-    st.base += c.footprint;  // the destination array follows the source
+    if (sweep == Sweep::Copy) st.base += c.footprint;  // the destination array follows the source
     p.body.push_back(st);
   }
   x.b.unit = "GB/s";
   x.b.latency = false;
   x.b.device_rate = true;
-  x.b.count = static_cast<double>((read ? 1 : 2) * p.iterations * 4 * row);
+  x.b.count = static_cast<double>((sweep == Sweep::Copy ? 2 : 1) * p.iterations * 4 * row);
   x.b.kernel.grid = {static_cast<std::uint32_t>(ctas), 1, 1};
 }
-void global_copy(Build& x) { global_sweep(x, false); }
-void global_read(Build& x) { global_sweep(x, true); }
+void global_copy(Build& x) { global_sweep(x, Sweep::Copy); }
+void global_read(Build& x) { global_sweep(x, Sweep::Read); }
+void global_write(Build& x) { global_sweep(x, Sweep::Write); }
 
 // One warp a CTA streams its share of the array into shared memory through `stages` buffers of
 // `box` bytes: the k-th box of the grid's warp w is at (k W + w) box. The prologue fills every
@@ -379,6 +384,7 @@ const std::vector<Entry>& benchmarks() {
       {"global_chase", global_chase, 1, false, chase_warmup},
       {"global_copy", global_copy, 1, true},
       {"global_read", global_read, 1, true, sweep_warmup},
+      {"global_write", global_write, 1, true, sweep_warmup},
       {"tma_read", tma_read, 1, true, sweep_warmup},
       {"cp_async_read", cp_async_read, 1, true, sweep_warmup},
       {"dsm_chase", dsm_chase, 2},

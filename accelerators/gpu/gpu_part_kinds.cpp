@@ -107,6 +107,11 @@ KindSpec sm_spec() {
                        "wavefronts the shared-memory unit queues; a shared access issues only while fewer are waiting")
             .def("16")
             .range("1", "4096"));
+  s.add(param::integer("store_queue",
+                       "store lines the SM may have on their way to the L2 and not yet acknowledged by their slice; a "
+                       "further store stalls at issue until an acknowledgement is back. 0: no limit")
+            .def("1024")
+            .range("0", "65536"));
   s.add(
       param::integer("register_banks",
                      "register-file banks per sub-core, each reading one warp-wide operand a cycle (register r in bank "
@@ -172,6 +177,11 @@ KindSpec l2_spec() {
                        "back to the slice (memory controller and fabric)")
             .def("100")
             .range("0", "10000"));
+  s.add(param::integer("writeback_queue",
+                       "dirty lines' write-backs a slice may have on their way to the DRAM's controller; a store that "
+                       "evicts dirty data waits while its slice's queue is full, and acknowledges later")
+            .def("64")
+            .range("1", "65536"));
   s.provides(kGpuL2Role);
   return s;
 }
@@ -223,6 +233,7 @@ class StreamingMultiprocessor final : public SmPart {
     t.bank_bytes = static_cast<int>(p_.quantity("bank_width"));
     t.shared_latency = static_cast<int>(p_.integer("shared_latency"));
     t.shared_queue = static_cast<int>(p_.integer("shared_queue"));
+    t.store_queue = static_cast<int>(p_.integer("store_queue"));
     t.register_banks = static_cast<int>(p_.integer("register_banks"));
     t.register_cache = p_.flag("register_cache");
     t.tma = p_.flag("tma");
@@ -274,6 +285,7 @@ class SlicedL2 final : public L2Part {
     c_.far_latency = static_cast<int>(node.params.integer("far_latency"));
     c_.slice_sectors = static_cast<int>(node.params.integer("slice_sectors"));
     c_.dram_latency = static_cast<int>(node.params.integer("dram_latency"));
+    c_.writeback_queue = static_cast<int>(node.params.integer("writeback_queue"));
   }
   const L2Config& config() const override { return c_; }
 

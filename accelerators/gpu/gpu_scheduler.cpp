@@ -154,7 +154,8 @@ KernelRun GpuScheduler::run_windowed(const ScheduledKernel& p, std::uint64_t sta
   KernelRun r = begin_kernel(p, start, queue);
   WaveSample sample = wave_sample(p);
   std::uint64_t completed = 0;
-  for (std::uint64_t t = start; completed < queue.total(); t += window_) {
+  std::uint64_t t = start;
+  for (; completed < queue.total(); t += window_) {
     if (host_.halted(t)) return r;
     if (t > start) sample_waves(sample, completed, queue);  // simulated time is at t
     for (int s = 0; s < sms(); ++s) {
@@ -169,7 +170,19 @@ KernelRun GpuScheduler::run_windowed(const ScheduledKernel& p, std::uint64_t sta
     host_.flush_window();
     if (completed < queue.total()) host_.wait_until(t + window_);
   }
+  await_stores(t - window_, r);
   return r;
+}
+
+void GpuScheduler::await_stores(std::uint64_t t, KernelRun& r) {
+  const auto out = [&] {
+    return std::any_of(cores_.begin(), cores_.end(), [](const auto& c) { return c->stores_out() > 0; });
+  };
+  while (out() && !host_.halted(t)) {
+    t += window_;
+    host_.wait_until(t);
+  }
+  for (const auto& c : cores_) r.end_cycle = std::max(r.end_cycle, c->last_store_acknowledged());
 }
 
 KernelRun GpuScheduler::run_compute(const ScheduledKernel& p, std::uint64_t start) {

@@ -131,6 +131,9 @@ class GpuScheduler {
   // simulated time, then the window's accesses go to the L2 in time order, and the host waits
   // out the window while the DRAM answers.
   KernelRun run_windowed(const ScheduledKernel& k, std::uint64_t start);
+  // Its last CTA done at window `t` (simulated time is there): the host waits out windows until
+  // every store's acknowledgement is back, and the kernel ends with the last of them.
+  void await_stores(std::uint64_t t, KernelRun& r);
   // A kernel of thread-block clusters (gpu_clusters.cpp).
   KernelRun run_clustered(const ScheduledKernel& k, std::uint64_t start);
   void cluster_barrier(std::uint64_t cluster, std::uint64_t cycle, bool exit, std::uint32_t count);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -297,6 +298,10 @@ std::uint64_t SmCore::ready_at(const Warp& w, const SubCore& s) const {
   std::uint64_t t = std::max({w.own_ready, pipe_free(s, w.next_op), s.read_free});
   const auto queue = static_cast<std::uint64_t>(t_.shared_queue);
   if ((w.next_op == WarpOp::Lds || w.next_op == WarpOp::Sts) && shared_free_ > queue) t = std::max(t, shared_free_ - queue);
+  // A store waits for room among the lines on their way to the L2: the first acknowledgement
+  // already known, or one still to come.
+  if (w.next_op == WarpOp::Stg && store_queue_full())
+    t = std::max(t, acks_ahead_.empty() ? kNever : acks_ahead_.front());
   // A cluster access to its own CTA's shared memory queues as a shared one.
   if ((w.next_op == WarpOp::LdsCluster || w.next_op == WarpOp::StsCluster) && shared_free_ > queue &&
       !remote(w.program->at(w.pc), w.cta))
@@ -612,6 +617,7 @@ std::uint64_t SmCore::global_access(Warp& w, int wi, const WarpInstruction& in, 
   }
   if (in.op == WarpOp::Stg) {
     counts_.store_sectors += sectors;
+    stores_out_ += lines.size();
     for (const auto& [line, mask] : lines) {
       if (l1_) l1_->write(line, mask);  // write-through: update a present line, allocate nothing
       out_(GlobalAccess{index_, 0, start, line, mask, true});
@@ -671,6 +677,22 @@ void SmCore::complete(std::uint64_t id, std::uint64_t cycle) {
     }
   }
   misses_.release(id);
+}
+
+void SmCore::store_acknowledged(std::uint64_t cycle) {
+  if (stores_out_ == 0) throw std::logic_error("a store acknowledged that the SM never sent");
+  const bool was_full = store_queue_full();
+  --stores_out_;
+  last_ack_ = std::max(last_ack_, cycle);
+  if (t_.store_queue == 0) return;
+  if (cycle > now_) {
+    acks_ahead_.push_back(cycle);
+    std::push_heap(acks_ahead_.begin(), acks_ahead_.end(), std::greater<>());
+  }
+  if (was_full) {  // a store held at issue may go from then on
+    for (SubCore& s : subs_) s.earliest = std::min(s.earliest, std::max(cycle, now_));
+    wake_ = std::min(wake_, std::max(cycle, now_));
+  }
 }
 
 void SmCore::load_done(int wi, const WarpInstruction& in, std::uint64_t cycle, std::uint64_t tag) {
@@ -761,6 +783,10 @@ std::uint64_t SmCore::run(std::uint64_t until, int& finished) {
       }
     }
     if (now_ >= until || live_ctas_ == 0) return kNever;
+    while (!acks_ahead_.empty() && acks_ahead_.front() <= now_) {
+      std::pop_heap(acks_ahead_.begin(), acks_ahead_.end(), std::greater<>());
+      acks_ahead_.pop_back();
+    }
     std::uint64_t next = kNever;
     bool issued = false;
     for (SubCore& s : subs_) {
@@ -782,7 +808,7 @@ std::uint64_t SmCore::run(std::uint64_t until, int& finished) {
       // window is simulated, or for a cluster barrier that other SMs' warps release.
       const bool cluster_wait = std::any_of(ctas_.begin(), ctas_.end(),
                                             [&](const Cta& c) { return c.live && c.cluster > 1 && cluster_arrive_; });
-      if (loads_.empty() && !cluster_wait)
+      if (loads_.empty() && stores_out_ == 0 && !cluster_wait)
         throw std::logic_error(
             "every resident warp of an SM waits for something nothing will bring (a barrier, an mbarrier phase or a "
             "cp.async group that cannot complete): the kernel deadlocks");

@@ -43,6 +43,9 @@ struct SmTiming {
   // Wavefronts the shared-memory unit may have queued before a further access stalls at issue
   // (the sub-cores' load/store queues, 4 entries each [Huerta et al.]).
   int shared_queue = 16;
+  // Store lines the SM may have on their way to the L2 and not yet acknowledged by their slice
+  // (GpuL2); a further store stalls at issue until an acknowledgement comes back. 0: no limit.
+  int store_queue = 0;
   // Register file: banks per sub-core (register r in bank r mod banks), each reading one
   // warp-wide operand a cycle; an instruction reads its sources before it goes on, and the
   // sub-core issues nothing else meanwhile (no operand collector). 0: no bank conflicts. With
@@ -90,7 +93,8 @@ std::uint64_t whole_cycles(double cycles);
 inline constexpr int kMaxRegisterBanks = 32;
 
 // One line's sectors of a global access that leaves the SM (an L1 miss or a store), for the
-// L2 to answer with SmCore::complete(id, cycle) (reads; stores are posted).
+// L2 to answer with SmCore::complete(id, cycle) (reads) or SmCore::store_acknowledged(cycle)
+// (stores, once their slice has taken them).
 struct GlobalAccess {
   int sm = 0;
   std::uint64_t id = 0;       // the SM's own number for it
@@ -158,6 +162,12 @@ class SmCore {
   void answer_with(std::function<std::uint64_t(const WarpInstruction&)> latency) { fixed_ = std::move(latency); }
   // The data of access `id` is in the SM at `cycle` (not earlier than the cycle run() reached).
   void complete(std::uint64_t id, std::uint64_t cycle);
+  // The L2 has taken one of the SM's store lines; the acknowledgement is back at `cycle`.
+  void store_acknowledged(std::uint64_t cycle);
+  // Store lines sent and not yet acknowledged (a kernel is over only once every one is).
+  std::uint64_t stores_out() const { return stores_out_; }
+  // The latest cycle a store acknowledgement came back (0: none yet).
+  std::uint64_t last_store_acknowledged() const { return last_ack_; }
 
   // Makes a CTA resident from cycle `at`, warp i running *programs[i] (its warps go to the
   // sub-cores round-robin, continuing where the last CTA stopped). Returns its handle.
@@ -347,6 +357,14 @@ class SmCore {
   std::uint64_t shared_free_ = 0;
   std::uint64_t tma_free_ = 0;  // the SM's TMA unit: one line a cycle
   std::uint64_t dsm_free_ = 0;  // the SM-to-SM port is busy until then
+  // Store lines sent and not acknowledged; acknowledgements delivered for a later cycle than
+  // the SM has reached (a min-heap); the latest acknowledgement.
+  std::uint64_t stores_out_ = 0;
+  std::vector<std::uint64_t> acks_ahead_;
+  std::uint64_t last_ack_ = 0;
+  bool store_queue_full() const {
+    return t_.store_queue > 0 && stores_out_ + acks_ahead_.size() >= static_cast<std::uint64_t>(t_.store_queue);
+  }
   std::uint64_t wake_ = 0;      // next_event()'s bound
   std::function<void(std::uint64_t, std::uint32_t, std::uint64_t)> cluster_arrive_, cluster_exit_;
   std::map<int, ClusterBarrier> own_barriers_;  // by CTA: cluster barriers the SM keeps itself

@@ -80,7 +80,7 @@ TEST(GpuGemm, WaveSamplingLandsNearTheFullRun) {
   // sim.sample: waves simulates the first wave, the second (which starts in step and completes
   // slower) and the third and fourth (steady: within 3% of each other), counts those two again
   // for the two whole waves not yet placed, and simulates the wave in flight and the last
-  // 0.75 wave. Measured: latency +0.7%, energy +0.4%, warp instructions +1.2% of the full run.
+  // 0.75 wave. Measured: latency +0.8%, energy -0.4%, warp instructions +1.2% of the full run.
   // DRAM bytes are not held to it: the skipped waves' results would have filled the L2 and
   // begun its write-backs, a change of state a repeated steady wave does not carry. At the
   // clock the tensor peaks are quoted at (dvfs: fixed): under the 700 W limit the clock drops

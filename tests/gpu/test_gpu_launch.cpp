@@ -35,13 +35,15 @@ LaunchRun decode(const std::string& sets) {
 constexpr double kLaunchS = 8700 / 1.83e9;  // the H100 preset's kernel_launch at its clock
 constexpr double kDispatchS = 7.6e-6;       // host_dispatch's default
 
-// A CUDA graph's replay saves the launch path of every kernel but the first, at either fidelity.
+// A CUDA graph's replay saves the launch path of every kernel but the first, at either fidelity
+// (at cycle level within 0.2%: back to back, a kernel's stores meet its predecessor's
+// write-backs at the L2, where a stream's launch gap let them drain).
 TEST(GpuLaunch, AGraphReplayChargesTheLaunchPathOnce) {
   for (const char* fidelity : {"cycle", "analytic"}) {
     const std::string f = std::string(" --set sim.fidelity=") + fidelity;
     const LaunchRun stream = decode(f), graph = decode(f + " --set hardware.kernels.launch=graph");
     ASSERT_EQ(stream.kernels(), 33) << fidelity;
-    EXPECT_NEAR(stream.latency() - graph.latency(), (stream.kernels() - 1) * kLaunchS, 1e-3 * stream.latency())
+    EXPECT_NEAR(stream.latency() - graph.latency(), (stream.kernels() - 1) * kLaunchS, 2e-3 * stream.latency())
         << fidelity;
     EXPECT_EQ(stream.host_bound(), 0) << fidelity;
     EXPECT_EQ(graph.host_bound(), 0) << fidelity;

@@ -43,8 +43,9 @@ TEST(GpuPower, ALimitLowersTheClockUntilThePowerMeetsIt) {
     EXPECT_GT(capped.get("power_limited_fraction"), 0.9);
     EXPECT_GT(capped.get("latency_s"), free.get("latency_s") * 1.05);
     // The closed form's power is what the run draws, within the difference between the estimate
-    // and the run (the kernel's launch and tail, the DRAM's standby).
-    EXPECT_NEAR(capped.get("avg_power_w"), limit, 0.08 * limit);
+    // and the run (the kernel's launch and tail, the DRAM's standby, and at cycle level its
+    // output's stores queueing at the L2's slices, which the closed form takes at their rate).
+    EXPECT_NEAR(capped.get("avg_power_w"), limit, 0.10 * limit);
   }
 }
 

@@ -202,5 +202,42 @@ TEST(SmCore, CompilerAssignsCountersToVariableLatencyProducers) {
   EXPECT_EQ(run_cta(t, p), bits);
 }
 
+// A store leaves the SM at issue but holds a place in the store queue until its slice's
+// acknowledgement is back: with the queue full the next store waits for the first
+// acknowledgement's cycle, and the warp's exit does not wait for the rest.
+TEST(SmCore, AFullStoreQueueHoldsTheNextStoreUntilAnAcknowledgement) {
+  WarpProgram p;
+  for (std::uint64_t k = 0; k < 3; ++k) {
+    WarpInstruction st;
+    st.op = WarpOp::Stg;
+    st.src[0] = 0;
+    st.base = k * kLineBytes;  // 32 lanes x 4 B: one line each
+    p.body.push_back(st);
+  }
+  SmTiming t = h100_timing();
+  t.store_queue = 2;
+  SmCore sm(t);
+  std::vector<GlobalAccess> sent;
+  sm.connect([&](const GlobalAccess& a) { sent.push_back(a); });
+  sm.add_cta(p, 1, 0);
+  int id = -1;
+  EXPECT_EQ(sm.run(40, id), SmCore::kNever);  // the third store waits
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_TRUE(sent[0].write && sent[1].write);
+  EXPECT_EQ(sm.stores_out(), 2u);
+  sm.store_acknowledged(100);
+  EXPECT_EQ(sm.stores_out(), 1u);
+  // The third store issues at the acknowledgement's cycle, and the warp retires with it.
+  EXPECT_EQ(sm.run(SmCore::kNever, id), 101u);
+  ASSERT_EQ(sent.size(), 3u);
+  EXPECT_EQ(sent[2].cycle, 100u);
+  EXPECT_EQ(sm.stores_out(), 2u);
+  sm.store_acknowledged(300);
+  sm.store_acknowledged(290);
+  EXPECT_EQ(sm.stores_out(), 0u);
+  EXPECT_EQ(sm.last_store_acknowledged(), 300u);
+  EXPECT_THROW(sm.store_acknowledged(310), std::logic_error);
+}
+
 }  // namespace
 }  // namespace strata
