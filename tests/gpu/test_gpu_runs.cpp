@@ -237,9 +237,10 @@ TEST(GpuRuns, AKernelStartsItsLaunchLatencyAfterItsTurn) {
 // Stores are acknowledged by their slice, and a slice takes a store whose line evicts dirty data
 // only while it has room for the write-back: a fill past the L2 (4 MiB here, so the run is
 // short; the L2 starts full of the same array's dirty lines, as between back-to-back fills)
-// runs at the rate the DRAM takes the write-backs, under its peak. With room for every
-// write-back the slices take the stores at once and the fill runs at the SMs' rate, far above
-// the DRAM's.
+// runs at the rate the DRAM takes the write-backs: near its peak, past it only by what the
+// queues between the L2 and the DRAM hold when the kernel ends (under 1 MiB of the 32). With
+// room for every write-back the slices take the stores at once and the fill runs at the SMs'
+// rate, far above the DRAM's.
 TEST(GpuRuns, AFillPastTheL2RunsAtTheDramsWriteRate) {
   TempDir dir;
   const std::string fill = experiment(dir, "h100-sxm", "benchmark: global_write, footprint: 32 MiB, resident: true") +
@@ -247,7 +248,7 @@ TEST(GpuRuns, AFillPastTheL2RunsAtTheDramsWriteRate) {
   constexpr double kPeakGbps = 3350;  // the H100 preset's HBM3
   const nlohmann::json paced = run_summary(fill);
   EXPECT_EQ(paced["unit"], "GB/s");
-  EXPECT_LT(paced["measured"].get<double>(), kPeakGbps);
+  EXPECT_LT(paced["measured"].get<double>(), 1.03 * kPeakGbps);
   EXPECT_GT(paced["measured"].get<double>(), 0.7 * kPeakGbps);
   const nlohmann::json unpaced = run_summary(fill + " --set hardware.l2.writeback_queue=65536");
   EXPECT_GT(unpaced["measured"].get<double>(), 1.5 * kPeakGbps);
