@@ -40,7 +40,8 @@ int GpuL2::to_dram(std::uint64_t cycle, std::uint64_t line, std::uint64_t mask, 
 }
 
 void GpuL2::write_back(int slice, std::uint64_t cycle, std::uint64_t line, std::uint64_t dirty) {
-  slices_[static_cast<std::size_t>(slice)].writebacks += to_dram(cycle, line, dirty, true, static_cast<std::uint64_t>(slice));
+  slices_[static_cast<std::size_t>(slice)].writebacks +=
+      to_dram(cycle, line, dirty, true, static_cast<std::uint64_t>(slice));
 }
 
 void GpuL2::access(const GlobalAccess& a) {
@@ -55,7 +56,8 @@ void GpuL2::access(const GlobalAccess& a) {
   const auto n = static_cast<std::uint64_t>(__builtin_popcountll(a.sectors));
   Slice& s = slices_[static_cast<std::size_t>(slice)];
   const std::uint64_t start = std::max(a.cycle + way, s.free);
-  s.free = start + (n + static_cast<std::uint64_t>(c_.slice_sectors) - 1) / static_cast<std::uint64_t>(c_.slice_sectors);
+  s.free =
+      start + (n + static_cast<std::uint64_t>(c_.slice_sectors) - 1) / static_cast<std::uint64_t>(c_.slice_sectors);
   std::uint64_t victim = 0, dirty = 0;
   if (a.write) {
     write_sectors_ += n;
@@ -147,7 +149,8 @@ void GpuL2::dram_written(std::uint64_t tag, std::uint64_t cycle) {
     const WaitingStore w = s.waiting.front();
     s.waiting.pop_front();
     const std::uint64_t taken = std::max(w.arrives, cycle);
-    if (w.dirty) write_back(static_cast<int>(tag), taken + static_cast<std::uint64_t>(c_.dram_latency), w.victim, w.dirty);
+    if (w.dirty)
+      write_back(static_cast<int>(tag), taken + static_cast<std::uint64_t>(c_.dram_latency), w.victim, w.dirty);
     acknowledge_(w.sm, taken + w.back);
   }
 }

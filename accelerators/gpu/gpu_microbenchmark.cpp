@@ -110,8 +110,9 @@ KindSpec GpuMicrobenchmarkWorkload::spec() {
             .def("4 B")
             .range("0 B", "4 KiB"));
   s.add(param::quantity("width", UnitFamily::Size, "shared benchmarks: bytes each lane loads (4, 8 or 16)").def("4 B").range("1 B", "16 B"));
-  s.add(param::quantity("footprint", UnitFamily::Size,
-                        "global benchmarks: the bytes a chase cycles through or a copy reads (and writes as much)")
+  s.add(param::quantity(
+            "footprint", UnitFamily::Size,
+            "global benchmarks: the bytes a chase cycles through, a fill writes, or a copy reads (and writes as much)")
             .def("16 KiB")
             .range("128 B", "1 TiB"));
   s.add(param::quantity("stride", UnitFamily::Size, "global_chase: bytes between consecutive loads")
@@ -119,11 +120,12 @@ KindSpec GpuMicrobenchmarkWorkload::spec() {
             .range("1 B", "1 GiB"));
   s.add(param::boolean("warm", "global_chase: one pass over the footprint before the timed one (caches warm)")
             .def("true"));
-  s.add(param::boolean("resident",
-                       "global_read, global_write, tma_read, cp_async_read: the same sweep once before the timed one, so "
-                       "a footprint the L2 holds is read from the L2 (its bandwidth), not from the DRAM, and a write "
-                       "finds the L2 full of dirty lines, as back-to-back calls do")
-            .def("false"));
+  s.add(
+      param::boolean("resident",
+                     "global_read, global_write, tma_read, cp_async_read: the same sweep once before the timed one, so "
+                     "a footprint the L2 holds is read from the L2 (its bandwidth), not from the DRAM, and a write "
+                     "finds the L2 full of dirty lines, as back-to-back calls do")
+          .def("false"));
   s.add(param::integer("stages", "tma_read, cp_async_read: shared-memory buffers a warp keeps in flight")
             .def("4")
             .range("1", "16"));

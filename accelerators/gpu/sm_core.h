@@ -186,7 +186,8 @@ class SmCore {
   // A lower bound on the next cycle at which the SM issues or a CTA of it completes (kNever:
   // no CTA resident, or every warp waits for data from outside), for stepping SMs together.
   std::uint64_t next_event() const { return live_ctas_ == 0 ? kNever : std::max(now_, wake_); }
-  bool waits_for_memory() const { return !loads_.empty(); }  // a load's data is outside the SM
+  // A load's data, or a store's acknowledgement, is outside the SM.
+  bool waits_for_memory() const { return !loads_.empty() || stores_out_ > 0; }
   // The sub-core the next CTA's warp 0 goes to (add_cta deals warps round-robin from it).
   int next_sub_core() const { return next_sub_; }
   // Cluster barriers across SMs: `arrive(cluster, phase, cycle)` when a warp of a CTA of cluster
