@@ -363,11 +363,11 @@ void Gpu::finalize_graph() {
     const double t = row.end_s - row.start_s;
     flops += k.flops;
     dram_bytes += static_cast<double>(row.dram_bytes);
-    // The kernel's compute peak: its tensor format's, or the FP32 pipes'.
+    // The kernel's compute peak: the format's of the first tensor instruction its CTA's warps
+    // run (a GEMM's, an attention's), or the FP32 pipes'.
     double peak = fp32_peak;
-    const WarpProgram& p = k.launch.program_of(0, 0);
-    if (k.generator.find("gemm") != std::string::npos && !p.formats.empty())
-      peak = 2.0 * sms_ * timing_.tensor_macs.at(p.formats[0]) * timing_.sub_cores * hz;
+    if (const std::string* format = k.launch.tensor_format(); format && timing_.tensor_macs.count(*format))
+      peak = 2.0 * sms_ * timing_.tensor_macs.at(*format) * timing_.sub_cores * hz;
     const std::string base = "launches." + k.launch.name + ".";
     scalar(base + "time", "s", "from its turn on the stream (launch overhead included) to its last CTA's end").set(t);
     scalar(base + "flops", "FLOP", "the operator's floating-point operations in this kernel").set(k.flops);

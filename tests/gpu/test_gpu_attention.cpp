@@ -121,6 +121,9 @@ TEST(GpuAttention, AnalyticCausalAttentionTimesEveryQueryTilesWalk) {
   EXPECT_GT(causal.latency(), 0.5 * full.latency());
   EXPECT_LT(causal.latency(), full.latency());
   EXPECT_LT(causal.launch("attn", "tflops"), 989.4);
+  // Its compute fraction is over the tensor peak of its mma.sync format, not the FP32 pipes'.
+  EXPECT_GT(causal.launch("attn", "compute_fraction"), 0.05);
+  EXPECT_LT(causal.launch("attn", "compute_fraction"), 1);
   // 2 to 32 key tiles of 64 per query tile of 128: 17/32 of the full walk on average.
   EXPECT_NEAR(macs(causal) / macs(full), 17.0 / 32, 0.01);
 }

@@ -34,6 +34,17 @@ const char* warp_op_name(WarpOp op) {
   return "?";
 }
 
+const std::string* KernelLaunch::tensor_format() const {
+  for (std::uint32_t w = 0; w < warps_per_cta(); ++w) {
+    const WarpProgram& p = program_of(0, w);
+    for (const auto* part : {&p.prologue, &p.body, &p.epilogue})
+      for (const WarpInstruction& in : *part)
+        if ((in.op == WarpOp::Mma || in.op == WarpOp::Wgmma) && in.format < p.formats.size())
+          return &p.formats[in.format];
+  }
+  return nullptr;
+}
+
 const WarpProgram& KernelLaunch::program_of(std::uint64_t cta, std::uint32_t warp) const {
   static const WarpProgram kEmpty;
   if (warp_programs.empty()) {

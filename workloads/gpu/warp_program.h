@@ -197,6 +197,9 @@ struct KernelLaunch {
   // then takes every global load as an L2 access and bounds the kernel by these bytes.
   std::uint64_t expected_dram_bytes = 0;
   const WarpProgram& program_of(std::uint64_t cta, std::uint32_t warp) const;
+  // The number format of the first tensor instruction (mma, wgmma) CTA 0's warps run, in warp
+  // order; null when they run none.
+  const std::string* tensor_format() const;
   // The CTA set CTA `cta` runs (0 when the kernel has none).
   std::uint32_t set_of(std::uint64_t cta) const { return cta_sets.empty() ? 0 : cta_sets.at(cta); }
   // The tile coordinates of the CTA launched `cta`-th (its blockIdx under the swizzle) and its
