@@ -62,12 +62,9 @@ void GpuL2::access(const GlobalAccess& a) {
   if (a.write) {
     write_sectors_ += n;
     cache_.fill(a.line, a.sectors, true, victim, dirty);
-    if (!s.waiting.empty() || (dirty && s.writebacks >= c_.writeback_queue)) {
-      s.waiting.push_back(WaitingStore{a.sm, start, back, victim, dirty});
-      return;
-    }
-    if (dirty) write_back(slice, start + static_cast<std::uint64_t>(c_.dram_latency), victim, dirty);
-    acknowledge_(a.sm, start + back);
+    const WaitingStore store{a.sm, start, back, victim, dirty};
+    if (!s.waiting.empty() || (dirty && s.writebacks >= c_.writeback_queue)) s.waiting.push_back(store);
+    else take(slice, store, start);
     return;
   }
   const std::uint64_t present = cache_.lookup(a.line, a.sectors);
@@ -148,11 +145,13 @@ void GpuL2::dram_written(std::uint64_t tag, std::uint64_t cycle) {
   while (!s.waiting.empty() && (!s.waiting.front().dirty || s.writebacks < c_.writeback_queue)) {
     const WaitingStore w = s.waiting.front();
     s.waiting.pop_front();
-    const std::uint64_t taken = std::max(w.arrives, cycle);
-    if (w.dirty)
-      write_back(static_cast<int>(tag), taken + static_cast<std::uint64_t>(c_.dram_latency), w.victim, w.dirty);
-    acknowledge_(w.sm, taken + w.back);
+    take(static_cast<int>(tag), w, std::max(w.arrives, cycle));
   }
+}
+
+void GpuL2::take(int slice, const WaitingStore& w, std::uint64_t at) {
+  if (w.dirty) write_back(slice, at + static_cast<std::uint64_t>(c_.dram_latency), w.victim, w.dirty);
+  acknowledge_(w.sm, at + w.back);
 }
 
 std::vector<double> GpuL2::counters() const {

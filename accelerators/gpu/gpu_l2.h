@@ -112,6 +112,9 @@ class GpuL2 {
     int writebacks = 0;      // write-back requests the DRAM's controller has not taken
     std::deque<WaitingStore> waiting;
   };
+  // Slice `slice` takes store `w` at cycle `at`: its victim's write-back goes out, and the
+  // acknowledgement back to its SM.
+  void take(int slice, const WaitingStore& w, std::uint64_t at);
 
   L2Config c_;
   int sms_;
