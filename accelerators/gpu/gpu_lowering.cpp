@@ -111,6 +111,7 @@ class GraphLowering {
   void lower_product(const Operator& op, GpuLoweredOp& lowered);
   void lower_attention(const Operator& op, GpuLoweredOp& lowered);
   void lower_decode_attention(const Operator& op, GpuLoweredOp& lowered);
+  AttentionProblem attention_problem(const Operator& op) const;
   void lower_sparse(const Operator& op, GpuLoweredOp& lowered);
   void lower_grouped(const Operator& op, GpuLoweredOp& lowered);
   void lower_streaming(const Operator& op, GpuLoweredOp& lowered);
@@ -310,7 +311,7 @@ void GraphLowering::lower_product(const Operator& op, GpuLoweredOp& lowered) {
     workspace_bytes_ = std::max(workspace_bytes_, lowered.kernels.back().launch.expected_dram_bytes);
 }
 
-void GraphLowering::lower_attention(const Operator& op, GpuLoweredOp& lowered) {
+AttentionProblem GraphLowering::attention_problem(const Operator& op) const {
   AttentionProblem a;
   a.name = op.name;
   a.batch = op.dim("batch");
@@ -329,6 +330,11 @@ void GraphLowering::lower_attention(const Operator& op, GpuLoweredOp& lowered) {
   a.k = at(op.inputs[1]);
   a.v = op.inputs.size() > 2 ? at(op.inputs[2]) : a.k;  // MLA: the latent serves as the values
   a.o = at(op.outputs[0]);
+  return a;
+}
+
+void GraphLowering::lower_attention(const Operator& op, GpuLoweredOp& lowered) {
+  const AttentionProblem a = attention_problem(op);
   AttentionKernel kind = choose_attention_kernel(a, target_, choices_.attention);
   GpuKernel kernel = make_flash_attention(a, target_, kind);
   if (choices_.attention == AttentionKernel::Auto && kind == AttentionKernel::Flash3) {
@@ -343,7 +349,19 @@ void GraphLowering::lower_attention(const Operator& op, GpuLoweredOp& lowered) {
   lowered.config = attention_kernel_name(kind);
 }
 
+// FlashAttention-2's split-KV path where it runs (tensor cores, heads of at most 256 with values
+// as wide); else (MLA's 576-wide latent heads, GPUs without tensor cores) a stream over the
+// K and V cache with the scores' FMAs and an exp a score.
 void GraphLowering::lower_decode_attention(const Operator& op, GpuLoweredOp& lowered) {
+  try {
+    SplitKvDecode d = make_split_kv_decode(attention_problem(op), target_, workspace_);
+    target_.fit(d.kernels.front().launch);
+    workspace_bytes_ = std::max(workspace_bytes_, d.workspace_bytes);
+    lowered.config = "split_kv";
+    lowered.kernels = std::move(d.kernels);
+    return;
+  } catch (const std::invalid_argument&) {
+  }
   StreamingWork w;
   w.name = op.name;
   const double scores = static_cast<double>(op.dim("batch") * op.dim("heads") * op.dim("kv_len"));
@@ -357,8 +375,8 @@ void GraphLowering::lower_decode_attention(const Operator& op, GpuLoweredOp& low
   w.fp32_per_element = std::max(1.0, lowered.flops / 2 / w.elements);
   w.sfu_per_element = scores / w.elements;
   lowered.kernels.push_back(make_streaming(w, target_));
-  lowered.kernels.back().generator = "attention.split_kv_decode";
-  lowered.config = "split_kv_decode";
+  lowered.kernels.back().generator = "attention.kv_stream";
+  lowered.config = "kv_stream";
 }
 
 void GraphLowering::lower_sparse(const Operator& op, GpuLoweredOp& lowered) {

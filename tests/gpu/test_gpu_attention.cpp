@@ -128,6 +128,71 @@ TEST(GpuAttention, AnalyticCausalAttentionTimesEveryQueryTilesWalk) {
   EXPECT_NEAR(macs(causal) / macs(full), 17.0 / 32, 0.01);
 }
 
+// One query a sequence over `kv_len` cached keys: `batch` sequences of `heads` query heads
+// sharing `kv_heads` KV heads, head_dim 128, FP16, on the H100 preset at cycle level.
+AttentionRun run_decode(TempDir& dir, int batch, int heads, int kv_heads, int kv_len) {
+  const std::string name = fmt::format("d{}_{}_{}_{}", batch, heads, kv_heads, kv_len);
+  std::string t = "{\"format\":\"strata-opgraph\",\"version\":1,\"name\":\"decode\"}\n";
+  t += fmt::format("{{\"tensor\":\"q\",\"class\":\"activations\",\"shape\":[{},{},1,128],\"format\":\"fp16\"}}\n",
+                   batch, heads);
+  t += fmt::format("{{\"tensor\":\"o\",\"class\":\"activations\",\"shape\":[{},{},1,128],\"format\":\"fp16\"}}\n",
+                   batch, heads);
+  for (const char* tensor : {"k", "v"})
+    t += fmt::format("{{\"tensor\":\"{}\",\"class\":\"kv_cache\",\"shape\":[{},{},{},128],\"format\":\"fp16\"}}\n",
+                     tensor, batch, kv_heads, kv_len);
+  t += fmt::format(
+      "{{\"op\":0,\"name\":\"attn\",\"kind\":\"attention\",\"dims\":{{\"batch\":{},\"heads\":{},\"kv_heads\":{},"
+      "\"q_len\":1,\"kv_len\":{},\"head_dim\":128,\"causal\":0}},\"inputs\":[\"q\",\"k\",\"v\"],"
+      "\"outputs\":[\"o\"],\"deps\":[],\"compute\":\"fp16\",\"accumulate\":\"fp32\"}}\n",
+      batch, heads, kv_heads, kv_len);
+  const std::string e = dir.write(
+      name + ".yaml", "name: " + name + "\nhardware: {extends: " + source_path("configs/hardware/gpu/h100-sxm.yaml") +
+                          "}\nworkload: {kind: op_trace, path: " + dir.write(name + ".jsonl", t) + "}\n");
+  const CommandResult r = run_strata("run -q '" + e + "' --set hardware.kernel_launch=0 -o '" + dir.file(name) + "'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  if (r.code != 0) return {};
+  return {json_file(dir.file(name + "/summary.json")), json_file(dir.file(name + "/stats.json"))};
+}
+
+// FlashAttention-2's split-KV decode (docs/gpu.md, Attention): 32 heads' 32 CTAs would fill a
+// quarter of the H100's 132 SMs, so num_splits_heuristic cuts the 32 key tiles of 128 into 7
+// splits (224 CTAs, within 0.85 of the best wave fill of twice the SMs), and a second kernel
+// combines the partials. K and V come from the DRAM once; the time is the DRAM's, held above
+// the pure stream by each CTA's serial walk of 5 tiles and by the combine.
+TEST(GpuAttention, DecodeSplitsTheKeysAcrossTheSmsAndCombinesThePartials) {
+  TempDir dir;
+  const AttentionRun r = run_decode(dir, 1, 32, 32, 4096);
+  ASSERT_TRUE(r.stats.contains("hardware"));
+  EXPECT_EQ(r.launch("attn", "splits"), 7);
+  EXPECT_EQ(r.launch("attn", "block_q"), 64);
+  EXPECT_EQ(r.launch("attn", "block_kv"), 128);
+  EXPECT_EQ(r.stats["hardware"]["kernels"]["value"].get<double>(), 2);
+  const double kv = 2.0 * 32 * 4096 * 128 * 2;
+  EXPECT_GT(r.dram_bytes(), kv);
+  EXPECT_LT(r.dram_bytes(), 1.05 * kv);
+  EXPECT_GT(r.latency(), kv / 3.35e12);
+  EXPECT_LT(r.latency(), 1.5 * kv / 3.35e12);
+  EXPECT_GT(r.stats["hardware"]["launches"]["attn"]["combine"]["time"]["value"].get<double>(), 0);
+}
+
+// Grouped-query heads: a KV head's 4 query heads are the rows of one tile, so K and V are read
+// once per KV head, a quarter of the bytes; its 8 CTAs take a split a key tile (32: 256 CTAs,
+// the best fill, and 28 to 31 splits would leave as many tiles a split as 27). A batch whose (sequence, KV head) tiles
+// fill the GPU takes one split: FlashAttention-2's forward kernel writes O itself, no combine.
+TEST(GpuAttention, GroupedQueryDecodeReadsEachKvHeadOnceAndAFullBatchTakesOneSplit) {
+  TempDir dir;
+  const AttentionRun gqa = run_decode(dir, 1, 32, 8, 4096);
+  ASSERT_TRUE(gqa.stats.contains("hardware"));
+  const double kv = 2.0 * 8 * 4096 * 128 * 2;
+  EXPECT_GT(gqa.dram_bytes(), kv);
+  EXPECT_LT(gqa.dram_bytes(), 1.05 * kv);
+  EXPECT_EQ(gqa.launch("attn", "splits"), 32);
+  const AttentionRun full = run_decode(dir, 8, 32, 32, 1024);
+  ASSERT_TRUE(full.stats.contains("hardware"));
+  EXPECT_EQ(full.launch("attn", "splits"), 1);
+  EXPECT_EQ(full.stats["hardware"]["kernels"]["value"].get<double>(), 1);
+}
+
 TEST(GpuAttention, FlashAttention3OutrunsFlashAttention2OnHopper) {
   // 16 heads of 1024 tokens, head_dim 128, FP16, on the H100. Public: FlashAttention-3 runs
   // 1.5-2.0x FlashAttention-2 on the H100 (Shah et al. 2024); PyTorch's benchmark measures 517

@@ -19,8 +19,9 @@ struct LaunchRun {
   double kernels() const { return stats["hardware"]["kernels"]["value"].get<double>(); }
 };
 
-// A three-layer Llama-like decode step on the H100 preset (its example's smoke settings): 33
-// kernels, most of them a few microseconds long. The clock is pinned (dvfs: fixed, the preset's
+// A three-layer Llama-like decode step on the H100 preset (its example's smoke settings): 36
+// kernels (attention's split-KV kernel and its combine among them), most of them a few
+// microseconds long. The clock is pinned (dvfs: fixed, the preset's
 // 1830 MHz), so that the launch path's cycles take kLaunchS whatever each kernel's power.
 LaunchRun decode(const std::string& sets) {
   const std::string exp = "configs/experiments/gpu-llama-decode.yaml";
@@ -42,7 +43,7 @@ TEST(GpuLaunch, AGraphReplayChargesTheLaunchPathOnce) {
   for (const char* fidelity : {"cycle", "analytic"}) {
     const std::string f = std::string(" --set sim.fidelity=") + fidelity;
     const LaunchRun stream = decode(f), graph = decode(f + " --set hardware.kernels.launch=graph");
-    ASSERT_EQ(stream.kernels(), 33) << fidelity;
+    ASSERT_EQ(stream.kernels(), 36) << fidelity;
     EXPECT_NEAR(stream.latency() - graph.latency(), (stream.kernels() - 1) * kLaunchS, 2e-3 * stream.latency())
         << fidelity;
     EXPECT_EQ(stream.host_bound(), 0) << fidelity;
@@ -51,7 +52,8 @@ TEST(GpuLaunch, AGraphReplayChargesTheLaunchPathOnce) {
 }
 
 // Eager: the host submits a kernel every 7.6 us, longer than most of these kernels take, so the
-// step takes at least the host's dispatches and the GPU's idle wait for them is reported. The
+// step takes at least the host's dispatches and the GPU's idle wait for them (about a fifth of
+// the step) is reported. The
 // kernels themselves are the stream's: the step is the stream's plus that wait (exactly in
 // closed form; at cycle level the DRAM's state at each start differs a little).
 TEST(GpuLaunch, EagerDispatchMakesASmallKernelsStepHostBound) {
@@ -60,7 +62,7 @@ TEST(GpuLaunch, EagerDispatchMakesASmallKernelsStepHostBound) {
     const LaunchRun stream = decode(f), eager = decode(f + " --set hardware.kernels.launch=eager");
     const double kernels = stream.kernels();
     EXPECT_GT(eager.latency(), kernels * kDispatchS) << fidelity;
-    EXPECT_GT(eager.host_bound(), 0.2 * eager.latency()) << fidelity;
+    EXPECT_GT(eager.host_bound(), 0.15 * eager.latency()) << fidelity;
     const double tolerance = std::string(fidelity) == "analytic" ? 1e-9 * eager.latency() : 0.01 * eager.latency();
     EXPECT_NEAR(eager.latency(), stream.latency() + eager.host_bound(), tolerance) << fidelity;
   }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "accelerators/gpu/control_bits.h"
+#include "accelerators/gpu/kernels/streaming_kernel.h"
 #include "sim/rounding.h"
 
 namespace strata {
@@ -15,8 +16,8 @@ namespace strata {
 namespace {
 
 constexpr int kFaWarps = 4;
-constexpr int kFaRows = 128;                    // Br: queries a CTA
-constexpr int kFaWarpRows = kFaRows / kFaWarps;  // 32: two m16 fragments a warp
+constexpr int kFaRows = 128;                     // Br: queries a CTA
+constexpr int kSplitKvRows = 64;                 // the split-KV kernel's Br: 16 rows a warp
 constexpr int kFa3Consumers = 8;                 // FlashAttention-3: two warp groups of 64 rows
 constexpr std::uint64_t kFaPiece = kWarpBytes;   // bytes one 16-byte-a-lane warp instruction moves
 // Bc, keys a tile: FlashAttention-2's 128 for heads up to 64 (FlashAttention-3's up to 128),
@@ -25,6 +26,7 @@ constexpr int kFaKeyTile = 128, kFaNarrowKeyTile = 64;
 constexpr int kFa2WideHead = 64, kFa3WideHead = 128;
 constexpr int kFa2SmallHeadRegisters = 192;  // FlashAttention-2's threads with heads up to 64; wider ones take 255
 constexpr int kFa3MaxHead = 256;             // FlashAttention-3's widest heads
+constexpr int kFa2MaxHead = 256;             // FlashAttention-2's (its split-KV path's)
 constexpr std::uint64_t kFa3Stages = 2;      // its K and V stages in shared memory
 constexpr std::uint64_t kFa3Mbarriers = 2 * kFa3Stages + 1;  // full and empty a stage, and Q's
 constexpr int kTmaBoxElements = 256;  // a TMA box's widest row, in elements (the hardware's limit)
@@ -32,7 +34,17 @@ constexpr int kFaConsumerRows = kWgmmaRows / kWarpGroupWarps;  // a FlashAttenti
 // An m16n8 accumulator gives each lane one row in 8, and a row's four lanes (a quad) reduce it
 // in two shuffle steps.
 constexpr int kFragmentRowsPerLane = 8, kQuadSteps = 2;
-constexpr int kFaVPieces = 64;  // V's fragments sit this many pieces on in shared memory, past K's
+// Where K's and V's fragments sit in shared memory, in pieces, past Q's (rows of at most 256 bytes).
+constexpr int kFaKPieces = 64, kFaVPieces = 128;
+// FlashAttention-2's split-KV kernel takes Bc = 256 keys a tile for heads up to 64, 128 up to
+// 128, else 64 (run_mha_fwd_splitkv_dispatch), and num_splits_heuristic keeps one split once
+// the CTAs fill 0.8 of twice the SMs (two CTAs of 128 threads an SM), else takes the fewest
+// splits whose wave efficiency is within 0.85 of the best, up to 128 [V: flash-attn's
+// flash_api.cpp, as PyTorch carries it].
+constexpr int kSplitKvWideTile = 256, kSplitKvNarrowHead = 64, kSplitKvMaxSplits = 128;
+constexpr double kSplitKvFull = 0.8, kSplitKvEfficiency = 0.85;
+constexpr int kSplitKvCtasPerSm = 2;
+constexpr std::uint64_t kAllocationAlignment = 256;  // cudaMalloc's: the LSEs start on one after the partials
 // Registers each role rotates through, so consecutive instructions do not depend on each other
 // by accident: row statistics, P and its conversions, K and V fragments, Q fragments.
 constexpr int kFaRowRegs = 4, kFaPRegs = 8, kFaFragRegs = 16, kFaQRegs = 32;
@@ -41,11 +53,13 @@ constexpr std::uint8_t kFaS = 10, kFaMax = 20, kFaSum = 30, kFaExp = 40, kFaP = 
 
 std::uint8_t fa_reg(std::uint8_t base, int i, int span) { return static_cast<std::uint8_t>(base + i % span); }
 
-// The programs of a CTA's 4 warps for a walk over `tiles` key/value tiles.
+// The programs of a CTA's warps for a walk over `tiles` key/value tiles: FlashAttention-2's
+// forward kernel (Br = 128), its split-KV kernel (Br = 64, after split_kv) or, on Hopper,
+// FlashAttention-3's.
 class FlashAttentionWriter {
  public:
-  FlashAttentionWriter(const AttentionProblem& p, const GpuKernelTarget& t, bool hopper)
-      : p_(p), t_(t), hopper_(hopper) {
+  FlashAttentionWriter(const AttentionProblem& p, const GpuKernelTarget& t, bool hopper, bool split = false)
+      : p_(p), t_(t), hopper_(hopper), rows_(split ? kSplitKvRows : kFaRows) {
     tensor_ = t.tensor_format(p.compute);
     tensor_bytes_ = tensor_format_bytes(tensor_);
     k_inst_ = static_cast<int>(kInstructionKBytes / tensor_bytes_);
@@ -59,7 +73,11 @@ class FlashAttentionWriter {
     v_row_ = static_cast<std::uint64_t>(std::ceil(static_cast<double>(v) * p.kv_bytes));
     o_row_ = static_cast<std::uint64_t>(std::ceil(static_cast<double>(v) * p.o_bytes));
     // Fewer keys a tile where shared memory does not hold them (MLA's 576-wide heads).
-    bc_ = p.head_dim <= (hopper ? kFa3WideHead : kFa2WideHead) ? kFaKeyTile : kFaNarrowKeyTile;
+    if (split)
+      bc_ = p.head_dim <= kSplitKvNarrowHead ? kSplitKvWideTile
+            : p.head_dim <= kFa3WideHead     ? kFaKeyTile
+                                             : kFaNarrowKeyTile;
+    else bc_ = p.head_dim <= (hopper ? kFa3WideHead : kFa2WideHead) ? kFaKeyTile : kFaNarrowKeyTile;
     while (bc_ > k_inst_ && shared_bytes() > t.limits.max_shared_per_cta) bc_ /= 2;
     if (shared_bytes() > t.limits.max_shared_per_cta)
       throw std::invalid_argument(
@@ -67,19 +85,41 @@ class FlashAttentionWriter {
     const auto q_len = static_cast<std::int64_t>(p.q_len), kv_len = static_cast<std::int64_t>(p.kv_len);
     const std::int64_t group = p.heads / p.kv_heads;
     // Grid x walks (query head of the group, query tile), y the KV heads, z the batch.
-    q_cta_ = {kFaRows * static_cast<std::int64_t>(q_row_), group * q_len * static_cast<std::int64_t>(q_row_),
+    q_cta_ = {rows_ * static_cast<std::int64_t>(q_row_), group * q_len * static_cast<std::int64_t>(q_row_),
               p.heads * q_len * static_cast<std::int64_t>(q_row_), 0};
-    o_cta_ = {kFaRows * static_cast<std::int64_t>(o_row_), group * q_len * static_cast<std::int64_t>(o_row_),
+    o_cta_ = {rows_ * static_cast<std::int64_t>(o_row_), group * q_len * static_cast<std::int64_t>(o_row_),
               p.heads * q_len * static_cast<std::int64_t>(o_row_), 0};
     k_cta_ = {0, kv_len * static_cast<std::int64_t>(k_row_), p.kv_heads * kv_len * static_cast<std::int64_t>(k_row_), 0};
     v_cta_ = {0, kv_len * static_cast<std::int64_t>(v_row_), p.kv_heads * kv_len * static_cast<std::int64_t>(v_row_), 0};
   }
+  // The split-KV kernel's grid (flash_fwd_splitkv_kernel's): x the split, whose keys start
+  // `tiles` tiles on from the last one's; y the query tile; z the (batch, head) pair, each of
+  // `p.q_len` query rows (the problem one KV head per head, as FlashAttention-2 folds a
+  // grouped-query head's queries into rows). O is the FP32 partials, split after split.
+  void split_kv(std::uint64_t tiles, std::uint64_t lse) {
+    const auto rows = static_cast<std::int64_t>(rows_), q_len = static_cast<std::int64_t>(p_.q_len);
+    const auto key = [&](std::uint64_t row) {
+      return std::array<std::int64_t, 4>{static_cast<std::int64_t>(tiles * static_cast<std::uint64_t>(bc_) * row), 0,
+                                         static_cast<std::int64_t>(p_.kv_len) * static_cast<std::int64_t>(row), 0};
+    };
+    q_cta_ = {0, rows * static_cast<std::int64_t>(q_row_), q_len * static_cast<std::int64_t>(q_row_), 0};
+    k_cta_ = key(k_row_);
+    v_cta_ = key(v_row_);
+    const auto o = static_cast<std::int64_t>(o_row_);
+    o_cta_ = {static_cast<std::int64_t>(p_.batch * p_.heads) * q_len * o, rows * o, q_len * o, 0};
+    const auto l = static_cast<std::int64_t>(kPartialBytes);
+    lse_ = lse;
+    lse_cta_ = {static_cast<std::int64_t>(p_.batch * p_.heads) * q_len * l, rows * l, q_len * l, 0};
+  }
   int bc() const { return bc_; }
-  std::uint64_t shared_bytes() const {  // Q, two K and V buffers (and FlashAttention-3's five mbarriers)
-    return kFaRows * q_row_ + 2 * static_cast<std::uint64_t>(bc_) * (k_row_ + v_row_) +
-           (hopper_ ? kFa3Mbarriers * kMbarrierBytes : 0);
+  // Q, one K and one V buffer (FlashAttention-3: two stages of each, and five mbarriers).
+  std::uint64_t shared_bytes() const {
+    const std::uint64_t kv = static_cast<std::uint64_t>(bc_) * (k_row_ + v_row_);
+    return static_cast<std::uint64_t>(rows_) * q_row_ +
+           (hopper_ ? kFa3Stages * kv + kFa3Mbarriers * kMbarrierBytes : kv);
   }
   int warps() const { return hopper_ ? kFa3Consumers + 1 : kFaWarps; }
+  int warp_rows() const { return rows_ / kFaWarps; }  // FlashAttention-2's: 32, or 16 split-KV
 
   // The CTA's warp programs for a walk over `tiles` key/value tiles.
   std::vector<std::shared_ptr<const WarpProgram>> write(std::uint64_t tiles) {
@@ -102,10 +142,12 @@ class FlashAttentionWriter {
       part.push_back(cp);
     }
   }
-  void kv_copies(std::vector<WarpInstruction>& part, int w, std::uint64_t tile, bool looped) {
+  // Tile `tile` of K (or V) as one cp.async group; looped: a tile on each iteration.
+  void tile_copy(std::vector<WarpInstruction>& part, int w, bool values, std::uint64_t tile, bool looped) {
     const auto bc = static_cast<std::uint64_t>(bc_);
-    copy_block(part, w, p_.k + tile * bc * k_row_, bc * k_row_, k_cta_, looped ? static_cast<std::int64_t>(bc * k_row_) : 0);
-    copy_block(part, w, p_.v + tile * bc * v_row_, bc * v_row_, v_cta_, looped ? static_cast<std::int64_t>(bc * v_row_) : 0);
+    const std::uint64_t row = values ? v_row_ : k_row_;
+    copy_block(part, w, (values ? p_.v : p_.k) + tile * bc * row, bc * row, values ? v_cta_ : k_cta_,
+               looped ? static_cast<std::int64_t>(bc * row) : 0);
     part.push_back(warp_op(WarpOp::CpAsyncCommit));
   }
   static void wait(std::vector<WarpInstruction>& part, int pending) {
@@ -165,13 +207,23 @@ class FlashAttentionWriter {
       part.push_back(warp_op(WarpOp::Fp32, fa_reg(kFaP, i, kFaPRegs), {fa_reg(kFaP, i, kFaPRegs)}));
   }
 
-  // One key/value tile: S = Q·Kᵀ, the online softmax, O += P·V.
-  void compute(std::vector<WarpInstruction>& part) {
-    const int m_frags = kFaWarpRows / kMmaRows;
+  // S = Q·Kᵀ over one key tile: each k step loads the warp's Q fragments (FlashAttention-2
+  // keeps Q in shared memory, not registers) and the tile's K fragments.
+  void scores(std::vector<WarpInstruction>& part, int w) {
+    const int m_frags = warp_rows() / kMmaRows;
     const int k_steps = static_cast<int>(p_.head_dim / k_inst_);
     const int k_loads = static_cast<int>(std::ceil(bc_ * k_inst_ * tensor_bytes_ / static_cast<double>(kFaPiece)));
+    const int q_loads = static_cast<int>(std::ceil(kMmaRows * k_inst_ * tensor_bytes_ / static_cast<double>(kFaPiece)));
     for (int ks = 0; ks < k_steps; ++ks) {
-      for (int i = 0; i < k_loads; ++i) lds(part, fa_reg(kFaK, ks * k_loads + i, kFaFragRegs), i);
+      for (int mi = 0; mi < m_frags; ++mi)
+        for (int i = 0; i < q_loads; ++i) {
+          WarpInstruction in = warp_op(WarpOp::Lds, fa_reg(kFaQ, ks * m_frags + mi, kFaQRegs));
+          in.width = kLaneBytes;
+          in.lane_stride = kLaneBytes;
+          in.base = static_cast<std::uint64_t>(((w * k_steps + ks) * m_frags + mi) * q_loads + i) * kFaPiece;
+          part.push_back(in);
+        }
+      for (int i = 0; i < k_loads; ++i) lds(part, fa_reg(kFaK, ks * k_loads + i, kFaFragRegs), kFaKPieces + i);
       for (int mi = 0; mi < m_frags; ++mi)
         for (int ni = 0; ni < bc_ / kMmaCols; ++ni) {
           const bool last = ks + 1 == k_steps && mi + 1 == m_frags && ni + 1 == bc_ / kMmaCols;
@@ -180,8 +232,10 @@ class FlashAttentionWriter {
                                          fa_reg(kFaK, ks * k_loads + ni * k_loads / (bc_ / kMmaCols), kFaFragRegs)}));
         }
     }
-    softmax(part, kFaWarpRows);
-    // O += P·V: P from registers, V's fragments from shared memory.
+  }
+  // O += P·V over one value tile: P from registers, V's fragments from shared memory.
+  void values(std::vector<WarpInstruction>& part) {
+    const int m_frags = warp_rows() / kMmaRows;
     const int v_steps = bc_ / k_inst_;
     const int v_loads = static_cast<int>(std::ceil(static_cast<double>(p_.v_dim) * k_inst_ * tensor_bytes_ / kFaPiece));
     for (int ks = 0; ks < v_steps; ++ks) {
@@ -197,37 +251,37 @@ class FlashAttentionWriter {
     }
   }
 
+  // FlashAttention-2's main loop (flash_fwd_kernel.h), one K and one V buffer: with K_j in,
+  // V_j loads while S = Q·K_jᵀ runs; with V_j in, K_(j+1) loads while the softmax and O += P·V_j
+  // run. Each load waits for the compute it does not overlap.
   std::shared_ptr<const WarpProgram> warp(int w, std::uint64_t tiles) {
     auto program = std::make_shared<WarpProgram>();
     WarpProgram& pw = *program;
     pw.formats = {tensor_};
-    const std::uint64_t rows = static_cast<std::uint64_t>(std::min<std::int64_t>(kFaRows, p_.q_len));
+    const std::uint64_t rows = static_cast<std::uint64_t>(std::min<std::int64_t>(rows_, p_.q_len));
     copy_block(pw.prologue, w, p_.q, rows * q_row_, q_cta_, 0);
-    kv_copies(pw.prologue, w, 0, false);
-    wait(pw.prologue, 0);
-    const int q_loads = static_cast<int>(std::ceil(kFaWarpRows * p_.head_dim * tensor_bytes_ / kFaPiece));
-    for (int i = 0; i < q_loads; ++i) {
-      WarpInstruction in = warp_op(WarpOp::Lds, fa_reg(kFaQ, i, kFaQRegs));
-      in.width = kLaneBytes;
-      in.lane_stride = kLaneBytes;
-      in.base = static_cast<std::uint64_t>(w * q_loads + i) * kFaPiece;
-      pw.prologue.push_back(in);
-    }
-    if (tiles > 1) {  // tile t computes while t + 1 loads
+    tile_copy(pw.prologue, w, false, 0, false);
+    const auto tile = [&](std::vector<WarpInstruction>& part, bool looped) {
+      wait(part, 0);
+      tile_copy(part, w, true, looped ? 0 : tiles - 1, looped);
+      scores(part, w);
+      wait(part, 0);
+      if (looped) tile_copy(part, w, false, 1, true);
+      softmax(part, warp_rows());
+      values(part);
+    };
+    if (tiles > 1) {
       pw.iterations = tiles - 1;
-      pw.body.push_back(warp_op(WarpOp::Bar));
-      kv_copies(pw.body, w, 1, true);
-      wait(pw.body, 1);
-      compute(pw.body);
+      tile(pw.body, true);
     }
-    wait(pw.epilogue, 0);
-    compute(pw.epilogue);
-    store_o(pw.epilogue, static_cast<std::uint64_t>(w) * kFaWarpRows, kFaWarpRows, rows);
+    tile(pw.epilogue, false);
+    store_o(pw.epilogue, static_cast<std::uint64_t>(w * warp_rows()), warp_rows(), rows);
     assign_control_bits(pw, t_.timing);
     return program;
   }
 
-  // O / l, converted, and a warp's `warp_rows` rows from `first` on stored (of the tile's `rows`).
+  // O / l, converted, and a warp's `warp_rows` rows from `first` on stored (of the tile's `rows`);
+  // split-KV, each row's log-sum-exp after its partial output.
   void store_o(std::vector<WarpInstruction>& part, std::uint64_t first, int warp_rows, std::uint64_t rows) {
     const int o_elements = static_cast<int>(warp_rows * p_.v_dim / kWarpThreads);
     for (int i = 0; i < o_elements; ++i)
@@ -241,6 +295,14 @@ class FlashAttentionWriter {
       st.cta_stride = o_cta_;
       part.push_back(st);
     }
+    if (lse_cta_[2] == 0) return;
+    const auto lse_rows =
+        static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(warp_rows), rows - first));
+    WarpInstruction st = warp_global(WarpOp::Stg, lse_ + first * static_cast<std::uint64_t>(kPartialBytes),
+                                     static_cast<int>(kPartialBytes), static_cast<int>(kPartialBytes), kFaSum);
+    st.active_mask = lse_rows >= kWarpThreads ? 0xffffffffu : (1u << lse_rows) - 1;
+    st.cta_stride = lse_cta_;
+    part.push_back(st);
   }
 
   // TMA boxes of `rows` rows of `row_bytes` (contiguous rows) from `base`, at most
@@ -371,13 +433,40 @@ class FlashAttentionWriter {
   const AttentionProblem& p_;
   const GpuKernelTarget& t_;
   bool hopper_;
+  int rows_;  // Br
   std::string tensor_;
   double tensor_bytes_ = 2;
   int k_inst_ = 16, bc_ = 64;
   bool convert_ = false;
   std::uint64_t q_row_ = 0, k_row_ = 0, v_row_ = 0, o_row_ = 0;
   std::array<std::int64_t, 4> q_cta_{}, o_cta_{}, k_cta_{}, v_cta_{};
+  std::uint64_t lse_ = 0;
+  std::array<std::int64_t, 4> lse_cta_{};  // split-KV only
 };
+
+// The scores' and the values' products: 2 FLOPs a MAC, causal pairs only.
+double attention_flops(const AttentionProblem& p) {
+  const double pairs =
+      static_cast<double>(p.causal ? p.q_len * (p.kv_len - p.q_len) + p.q_len * (p.q_len + 1) / 2 : p.q_len * p.kv_len);
+  return 2.0 * static_cast<double>(p.batch * p.heads) * pairs * static_cast<double>(p.head_dim + p.v_dim);
+}
+
+// Q and K and V read once, O written once.
+std::uint64_t attention_bytes(const AttentionProblem& p) {
+  const double q = static_cast<double>(p.batch * p.heads * p.q_len);
+  const double kv = static_cast<double>(p.batch * p.kv_heads * p.kv_len);
+  return static_cast<std::uint64_t>(q * static_cast<double>(p.head_dim) * p.q_bytes +
+                                    kv * static_cast<double>(p.head_dim + p.v_dim) * p.kv_bytes +
+                                    q * static_cast<double>(p.v_dim) * p.o_bytes);
+}
+
+void check_heads(const AttentionProblem& p) {
+  if (p.kv_heads < 1 || p.heads % p.kv_heads != 0)
+    throw std::invalid_argument(
+        fmt::format("{}: {} heads do not share {} KV heads evenly", p.name, p.heads, p.kv_heads));
+  if (p.q_len < 1 || p.kv_len < p.q_len)
+    throw std::invalid_argument(fmt::format("{}: {} queries over {} keys", p.name, p.q_len, p.kv_len));
+}
 
 }  // namespace
 
@@ -401,10 +490,7 @@ AttentionKernel choose_attention_kernel(const AttentionProblem& p, const GpuKern
 GpuKernel make_flash_attention(const AttentionProblem& p, const GpuKernelTarget& target, AttentionKernel kind) {
   kind = choose_attention_kernel(p, target, kind);
   const bool hopper = kind == AttentionKernel::Flash3;
-  if (p.kv_heads < 1 || p.heads % p.kv_heads != 0)
-    throw std::invalid_argument(fmt::format("{}: {} heads do not share {} KV heads evenly", p.name, p.heads, p.kv_heads));
-  if (p.q_len < 1 || p.kv_len < p.q_len)
-    throw std::invalid_argument(fmt::format("{}: {} queries over {} keys", p.name, p.q_len, p.kv_len));
+  check_heads(p);
   FlashAttentionWriter writer(p, target, hopper);
   const auto q_tiles = ceil_div(static_cast<std::uint64_t>(p.q_len), std::uint64_t{kFaRows});
   const auto kv_tiles = ceil_div(static_cast<std::uint64_t>(p.kv_len), static_cast<std::uint64_t>(writer.bc()));
@@ -440,17 +526,103 @@ GpuKernel make_flash_attention(const AttentionProblem& p, const GpuKernelTarget&
     k.cta_sets.resize(k.ctas());
     for (std::uint64_t c = 0; c < k.ctas(); ++c) k.cta_sets[c] = set_of_tiles.at(tiles_of(k.tile_of(c)[0] % q_tiles));
   }
-  const double pairs = static_cast<double>(p.causal ? p.q_len * (p.kv_len - p.q_len) + p.q_len * (p.q_len + 1) / 2
-                                                    : p.q_len * p.kv_len);
-  out.flops = 2.0 * static_cast<double>(p.batch * p.heads) * pairs * static_cast<double>(p.head_dim + p.v_dim);
-  const double q = static_cast<double>(p.batch * p.heads * p.q_len);
-  const double kv = static_cast<double>(p.batch * p.kv_heads * p.kv_len);
-  const double bytes = q * static_cast<double>(p.head_dim) * p.q_bytes + kv * static_cast<double>(p.head_dim + p.v_dim) * p.kv_bytes +
-                       q * static_cast<double>(p.v_dim) * p.o_bytes;
-  out.min_bytes = static_cast<std::uint64_t>(bytes);
+  out.flops = attention_flops(p);
+  out.min_bytes = attention_bytes(p);
   k.expected_dram_bytes = out.min_bytes;  // K and V re-read by a head's query tiles from the L2
   out.choices = {{"block_q", kFaRows}, {"block_kv", writer.bc()}};
   return out;
+}
+
+int split_kv_splits(std::uint64_t ctas, int sms, std::uint64_t kv_tiles) {
+  const double slots = static_cast<double>(sms) * kSplitKvCtasPerSm;
+  if (static_cast<double>(ctas) >= kSplitKvFull * slots) return 1;
+  const auto most = static_cast<std::uint64_t>(
+      std::min({static_cast<double>(kSplitKvMaxSplits), slots, static_cast<double>(kv_tiles)}));
+  const auto per_split = [&](std::uint64_t s) { return ceil_div(kv_tiles, s); };
+  // A split count that leaves as many tiles a split as one split fewer is no split count of its own.
+  const auto eligible = [&](std::uint64_t s) { return s == 1 || per_split(s) != per_split(s - 1); };
+  const auto efficiency = [&](std::uint64_t s) {
+    const double waves = static_cast<double>(ctas * s) / slots;
+    return waves / std::ceil(waves);
+  };
+  double best = 0;
+  for (std::uint64_t s = 1; s <= most; ++s)
+    if (eligible(s)) best = std::max(best, efficiency(s));
+  for (std::uint64_t s = 1; s <= most; ++s)
+    if (eligible(s) && efficiency(s) >= kSplitKvEfficiency * best) return static_cast<int>(s);
+  return 1;
+}
+
+SplitKvDecode make_split_kv_decode(const AttentionProblem& p, const GpuKernelTarget& target, std::uint64_t workspace) {
+  check_heads(p);
+  if (p.head_dim > kFa2MaxHead || p.v_dim != p.head_dim)
+    throw std::invalid_argument(fmt::format("{}: FlashAttention-2 takes equal heads of at most {}, not {} and {}",
+                                            p.name, kFa2MaxHead, p.head_dim, p.v_dim));
+  // One query a sequence: a KV head's group of query heads are the rows of one problem.
+  AttentionProblem rows = p;
+  rows.heads = p.kv_heads;
+  rows.q_len = p.q_len * (p.heads / p.kv_heads);
+  rows.causal = false;
+  std::uint64_t kv_tiles = 0, q_tiles = 0;
+  int splits = 1;
+  {
+    const FlashAttentionWriter probe(rows, target, false, true);
+    kv_tiles = ceil_div(static_cast<std::uint64_t>(p.kv_len), static_cast<std::uint64_t>(probe.bc()));
+    q_tiles = ceil_div(static_cast<std::uint64_t>(rows.q_len), std::uint64_t{kSplitKvRows});
+    splits = split_kv_splits(static_cast<std::uint64_t>(rows.batch * rows.heads) * q_tiles, target.sms, kv_tiles);
+  }
+  if (splits == 1) {  // the CTAs fill the GPU: FlashAttention-2's forward kernel, O written directly
+    GpuKernel k = make_flash_attention(rows, target, AttentionKernel::Flash2);
+    k.generator = "attention.split_kv";
+    k.choices["splits"] = 1;
+    return {{k}, 0};
+  }
+  const std::uint64_t tiles = ceil_div(kv_tiles, static_cast<std::uint64_t>(splits));
+  splits = static_cast<int>(ceil_div(kv_tiles, tiles));
+  const double outputs = static_cast<double>(rows.batch * rows.heads * rows.q_len);
+  const auto partial_bytes =
+      static_cast<std::uint64_t>(outputs * static_cast<double>(p.v_dim) * kPartialBytes * splits);
+  const std::uint64_t lse = workspace + round_up(partial_bytes, kAllocationAlignment);
+  rows.o = workspace;
+  rows.o_bytes = kPartialBytes;
+  FlashAttentionWriter writer(rows, target, false, true);
+  writer.split_kv(tiles, lse);
+
+  GpuKernel split;
+  split.generator = "attention.split_kv";
+  KernelLaunch& k = split.launch;
+  k.name = p.name;
+  k.grid = {grid_extent(static_cast<std::uint64_t>(splits), "splits"), grid_extent(q_tiles, "query tiles"),
+            grid_extent(static_cast<std::uint64_t>(rows.batch * rows.heads), "heads")};
+  k.block = {static_cast<std::uint32_t>(kWarpThreads * kFaWarps), 1, 1};
+  k.registers_per_thread = p.head_dim > kFa2WideHead ? kMaxRegistersPerThread : kFa2SmallHeadRegisters;
+  k.shared_bytes = writer.shared_bytes();
+  k.cta_programs = writer.write(tiles);
+  const std::uint64_t last = kv_tiles - (static_cast<std::uint64_t>(splits) - 1) * tiles;
+  if (last != tiles) {  // the last split walks what is left
+    for (auto& program : writer.write(last)) k.cta_programs.push_back(std::move(program));
+    k.cta_sets.resize(k.ctas());
+    for (std::uint64_t c = 0; c < k.ctas(); ++c)
+      k.cta_sets[c] = k.tile_of(c)[0] + 1 == static_cast<std::uint64_t>(splits) ? 1 : 0;
+  }
+  split.flops = attention_flops(p);
+  const std::uint64_t lse_bytes = static_cast<std::uint64_t>(outputs * kPartialBytes * splits);
+  AttentionProblem inputs = p;
+  inputs.o_bytes = 0;
+  split.min_bytes = attention_bytes(inputs) + partial_bytes + lse_bytes;
+  k.expected_dram_bytes = split.min_bytes;
+  split.choices = {{"block_q", kSplitKvRows}, {"block_kv", writer.bc()}, {"splits", splits}};
+
+  // flash_fwd_splitkv_combine_kernel: each output the splits' partials weighted by their
+  // log-sum-exps (an exp a split a row, an FMA a split an element).
+  StreamingWork combine;
+  combine.name = p.name + ".combine";
+  combine.elements = outputs * static_cast<double>(p.v_dim);
+  combine.reads = {{workspace, partial_bytes}, {lse, lse_bytes}};
+  combine.writes = {{p.o, static_cast<std::uint64_t>(combine.elements * p.o_bytes)}};
+  combine.fp32_per_element = splits;
+  combine.sfu_per_element = static_cast<double>(splits) / static_cast<double>(p.v_dim);
+  return {{split, make_streaming(combine, target)}, lse - workspace + lse_bytes};
 }
 
 }  // namespace strata

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "accelerators/gpu/kernels/kernel_target.h"
 
@@ -51,5 +52,24 @@ AttentionKernel choose_attention_kernel(const AttentionProblem& p, const GpuKern
 // that are not a multiple of kv_heads or head sizes that are not multiples of 16.
 GpuKernel make_flash_attention(const AttentionProblem& p, const GpuKernelTarget& target,
                                AttentionKernel kind = AttentionKernel::Auto);
+
+// Decode attention (one query a sequence) as FlashAttention-2's split-KV path runs it, the
+// path PyTorch's SDPA flash backend and flash_attn_with_kvcache take (flash_api.cpp): a KV
+// head's group of query heads folded into the rows of one problem (seqlenq_ngroups_swapped);
+// tiles of 64 query rows (4 warps of 16, padded: the tensor cores run the whole tile) and Bc
+// keys (256 for heads up to 64, 128 up to 128, else 64); the keys cut into split_kv_splits'
+// splits, each walked by one CTA with FlashAttention-2's main loop, writing FP32 partial
+// outputs and log-sum-exps into `workspace`; then "<name>.combine" weighting the partials
+// into O. With one split, FlashAttention-2's forward kernel writes O itself. Generator
+// "attention.split_kv" (choices block_q, block_kv, splits). Throws std::invalid_argument where
+// FlashAttention-2 does not run (make_flash_attention's conditions, heads over 256).
+struct SplitKvDecode {
+  std::vector<GpuKernel> kernels;
+  std::uint64_t workspace_bytes = 0;  // the partials and log-sum-exps
+};
+SplitKvDecode make_split_kv_decode(const AttentionProblem& p, const GpuKernelTarget& target, std::uint64_t workspace);
+// num_splits_heuristic: one split once `ctas` CTAs fill 0.8 of two a SM, else the fewest
+// splits of `kv_tiles` key tiles whose last wave is within 0.85 of the best one's fill.
+int split_kv_splits(std::uint64_t ctas, int sms, std::uint64_t kv_tiles);
 
 }  // namespace strata
