@@ -27,7 +27,8 @@ const KindSpec& gpu_kernels_spec() {
     s.add(param::choice("attention", {"auto", "flash2", "flash3"},
                         "prefill attention's kernel (attention_kernel.h): FlashAttention-2's mma.sync kernel or "
                         "FlashAttention-3's TMA and wgmma one; auto: flash3 on a GPU with wgmma and TMA for heads "
-                        "of at most 256, else flash2")
+                        "of at most 256, else flash2; decode attention (one query) takes FlashAttention-2's split-KV "
+                        "path either way")
               .def("auto"));
     s.add(param::choice("spmm_partition", {"auto", "row_split", "merge"},
                         "how an SpMM's rows are dealt to warps (sparse_kernel.h); auto: merge when the longest row "

@@ -7,10 +7,10 @@
 //   gemv                      the batched GEMV (gemv_kernel.h)
 //   grouped_gemm              one grouped launch, each CTA a tile of one group's (expert's)
 //                             product (grouped_gemm_kernel.h)
-//   attention (prefill)       FlashAttention-2 (attention_kernel.h)
-//   attention (decode)        split-KV decode over the KV cache as a stream of K and V
-//                             (Flash-Decoding's memory-bound regime): the scores' FMAs, one exp
-//                             a score, and the output
+//   attention (prefill)       FlashAttention-2 or -3 (attention_kernel.h)
+//   attention (decode)        FlashAttention-2's split-KV kernel and its combine
+//                             (make_split_kv_decode); where it does not run (MLA's heads), a
+//                             stream over the K and V cache
 //   spmm, sddmm               CSR kernels generated from the graph's real rows (sparse_kernel.h):
 //                             row-split or merge-path SpMM, row-split SDDMM
 //   softmax, layer_norm,      row-wise streaming kernels; add, mul, gelu, silu, relu, copy,

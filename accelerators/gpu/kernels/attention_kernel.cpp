@@ -108,6 +108,7 @@ class FlashAttentionWriter {
     const auto o = static_cast<std::int64_t>(o_row_);
     o_cta_ = {static_cast<std::int64_t>(p_.batch * p_.heads) * q_len * o, rows * o, q_len * o, 0};
     const auto l = static_cast<std::int64_t>(kPartialBytes);
+    split_ = true;
     lse_ = lse;
     lse_cta_ = {static_cast<std::int64_t>(p_.batch * p_.heads) * q_len * l, rows * l, q_len * l, 0};
   }
@@ -295,7 +296,7 @@ class FlashAttentionWriter {
       st.cta_stride = o_cta_;
       part.push_back(st);
     }
-    if (lse_cta_[2] == 0) return;
+    if (!split_) return;
     const auto lse_rows =
         static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(warp_rows), rows - first));
     WarpInstruction st = warp_global(WarpOp::Stg, lse_ + first * static_cast<std::uint64_t>(kPartialBytes),
@@ -440,8 +441,9 @@ class FlashAttentionWriter {
   bool convert_ = false;
   std::uint64_t q_row_ = 0, k_row_ = 0, v_row_ = 0, o_row_ = 0;
   std::array<std::int64_t, 4> q_cta_{}, o_cta_{}, k_cta_{}, v_cta_{};
+  bool split_ = false;  // split_kv: partial outputs and log-sum-exps
   std::uint64_t lse_ = 0;
-  std::array<std::int64_t, 4> lse_cta_{};  // split-KV only
+  std::array<std::int64_t, 4> lse_cta_{};
 };
 
 // The scores' and the values' products: 2 FLOPs a MAC, causal pairs only.
@@ -458,6 +460,10 @@ std::uint64_t attention_bytes(const AttentionProblem& p) {
   return static_cast<std::uint64_t>(q * static_cast<double>(p.head_dim) * p.q_bytes +
                                     kv * static_cast<double>(p.head_dim + p.v_dim) * p.kv_bytes +
                                     q * static_cast<double>(p.v_dim) * p.o_bytes);
+}
+
+std::uint32_t fa2_registers(const AttentionProblem& p) {
+  return p.head_dim > kFa2WideHead ? kMaxRegistersPerThread : kFa2SmallHeadRegisters;
 }
 
 void check_heads(const AttentionProblem& p) {
@@ -511,9 +517,7 @@ GpuKernel make_flash_attention(const AttentionProblem& p, const GpuKernelTarget&
             grid_extent(static_cast<std::uint64_t>(p.batch), "batches")};
   k.block = {static_cast<std::uint32_t>(kWarpThreads * writer.warps()), 1, 1};
   // FlashAttention-3 as the GEMM's tma_wgmma: what fits the SM with one CTA.
-  k.registers_per_thread = hopper                      ? target.one_cta_registers(k.warps_per_cta())
-                           : p.head_dim > kFa2WideHead ? kMaxRegistersPerThread
-                                                       : kFa2SmallHeadRegisters;
+  k.registers_per_thread = hopper ? target.one_cta_registers(k.warps_per_cta()) : fa2_registers(p);
   k.shared_bytes = writer.shared_bytes();
   std::map<std::uint64_t, std::uint32_t> set_of_tiles;
   for (std::uint64_t qt = 0; qt < q_tiles; ++qt) {
@@ -595,7 +599,7 @@ SplitKvDecode make_split_kv_decode(const AttentionProblem& p, const GpuKernelTar
   k.grid = {grid_extent(static_cast<std::uint64_t>(splits), "splits"), grid_extent(q_tiles, "query tiles"),
             grid_extent(static_cast<std::uint64_t>(rows.batch * rows.heads), "heads")};
   k.block = {static_cast<std::uint32_t>(kWarpThreads * kFaWarps), 1, 1};
-  k.registers_per_thread = p.head_dim > kFa2WideHead ? kMaxRegistersPerThread : kFa2SmallHeadRegisters;
+  k.registers_per_thread = fa2_registers(p);
   k.shared_bytes = writer.shared_bytes();
   k.cta_programs = writer.write(tiles);
   const std::uint64_t last = kv_tiles - (static_cast<std::uint64_t>(splits) - 1) * tiles;
