@@ -20,6 +20,17 @@ struct AttentionRun {
   }
 };
 
+// The op_trace `trace` (JSON lines) on the H100 preset, as experiment `name`, with `extra` options.
+AttentionRun run_trace(TempDir& dir, const std::string& name, const std::string& trace, const std::string& extra) {
+  const std::string e = dir.write(
+      name + ".yaml", "name: " + name + "\nhardware: {extends: " + source_path("configs/hardware/gpu/h100-sxm.yaml") +
+                          "}\nworkload: {kind: op_trace, path: " + dir.write(name + ".jsonl", trace) + "}\n");
+  const CommandResult r = run_strata("run -q '" + e + "' " + extra + " -o '" + dir.file(name) + "'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  if (r.code != 0) return {};
+  return {json_file(dir.file(name + "/summary.json")), json_file(dir.file(name + "/stats.json"))};
+}
+
 // `heads` heads of `len` queries over `len` keys, head_dim 128, FP16, batch 1; fused: one
 // attention operator, else scores = Q·Kᵀ, softmax, O = P·V through global memory.
 AttentionRun run_attention(TempDir& dir, int heads, int len, bool fused, bool causal, const std::string& extra) {
@@ -47,14 +58,7 @@ AttentionRun run_attention(TempDir& dir, int heads, int len, bool fused, bool ca
         "\"inputs\":[\"p\",\"v\"],\"outputs\":[\"o\"],\"deps\":[1],\"compute\":\"fp16\",\"accumulate\":\"fp32\"}}\n",
         heads, len, heads * len);
   }
-  const std::string e = dir.write(name + ".yaml", "name: " + name + "\nhardware: {extends: " +
-                                                      source_path("configs/hardware/gpu/h100-sxm.yaml") +
-                                                      "}\nworkload: {kind: op_trace, path: " +
-                                                      dir.write(name + ".jsonl", t) + "}\n");
-  const CommandResult r = run_strata("run -q '" + e + "' " + extra + " -o '" + dir.file(name) + "'");
-  EXPECT_EQ(r.code, 0) << r.err;
-  if (r.code != 0) return {};
-  return {json_file(dir.file(name + "/summary.json")), json_file(dir.file(name + "/stats.json"))};
+  return run_trace(dir, name, t, extra);
 }
 
 TEST(GpuAttention, FlashAttentionOutrunsUnfusedAttentionAndKeepsTheScoresOnChip) {
@@ -145,13 +149,7 @@ AttentionRun run_decode(TempDir& dir, int batch, int heads, int kv_heads, int kv
       "\"q_len\":1,\"kv_len\":{},\"head_dim\":128,\"causal\":0}},\"inputs\":[\"q\",\"k\",\"v\"],"
       "\"outputs\":[\"o\"],\"deps\":[],\"compute\":\"fp16\",\"accumulate\":\"fp32\"}}\n",
       batch, heads, kv_heads, kv_len);
-  const std::string e = dir.write(
-      name + ".yaml", "name: " + name + "\nhardware: {extends: " + source_path("configs/hardware/gpu/h100-sxm.yaml") +
-                          "}\nworkload: {kind: op_trace, path: " + dir.write(name + ".jsonl", t) + "}\n");
-  const CommandResult r = run_strata("run -q '" + e + "' --set hardware.kernel_launch=0 -o '" + dir.file(name) + "'");
-  EXPECT_EQ(r.code, 0) << r.err;
-  if (r.code != 0) return {};
-  return {json_file(dir.file(name + "/summary.json")), json_file(dir.file(name + "/stats.json"))};
+  return run_trace(dir, name, t, "--set hardware.kernel_launch=0");
 }
 
 // FlashAttention-2's split-KV decode (docs/gpu.md, Attention): 32 heads' 32 CTAs would fill a
