@@ -65,9 +65,9 @@ TEST(GpuAttention, FlashAttentionOutrunsUnfusedAttentionAndKeepsTheScoresOnChip)
   // 16 heads of 1024 tokens, head_dim 128, on an H100 whose L2 is cut to 16 MiB so that the
   // 32 MiB of FP16 scores do not stay on chip. Public: FlashAttention-2 runs 2-4x faster than
   // PyTorch's standard attention (Dao 2023, A100, 512-16k tokens). Measured here with the
-  // H100's FlashAttention-3: 25.4 us against 85.7 us (3.4x; launch overhead, one for
-  // FlashAttention and three unfused, included; FlashAttention-2: 48.6 us) and 12.6 MB against
-  // 148 MB of DRAM traffic.
+  // H100's FlashAttention-3: 25.8 us against 76.5 us (3.0x; launch overhead, one for
+  // FlashAttention and three unfused, included; FlashAttention-2: 45.2 us) and 12.6 MB against
+  // 129 MB of DRAM traffic.
   TempDir dir;
   const std::string l2 = "--set hardware.l2.size=16MiB";
   const AttentionRun flash = run_attention(dir, 16, 1024, true, false, l2);
@@ -196,7 +196,7 @@ TEST(GpuAttention, FlashAttention3OutrunsFlashAttention2OnHopper) {
   // 1.5-2.0x FlashAttention-2 on the H100 (Shah et al. 2024); PyTorch's benchmark measures 517
   // against Triton's FlashAttention-2 at 390 TFLOP/s (16 x 16 heads of 1024). Here its 128 CTAs
   // leave one FlashAttention-2 CTA of 4 warps an SM, whose tensor cores idle between its
-  // tiles: 1.98x in the kernel (docs/gpu.md, Attention, for larger grids).
+  // tiles: 1.92x in the kernel (docs/gpu.md, Attention, for larger grids).
   TempDir dir;
   const AttentionRun two = run_attention(dir, 16, 1024, true, false, "--set hardware.kernels.attention=flash2");
   const AttentionRun three = run_attention(dir, 16, 1024, true, false, "");  // auto: flash3 on Hopper
