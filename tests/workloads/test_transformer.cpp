@@ -173,6 +173,24 @@ TEST(Transformer, PrefillIsCausalAndEmitsLogitsForTheLastPositions) {
   EXPECT_EQ(attn, 32.0 * 2 * 2 * 32 * (64 * 65 / 2) * 256);
 }
 
+// Learned positions: every sequence of a batch reads the same prompt_len rows of the position
+// table, so a batch of full-length prompts fits the table (GPT-2's 1024 positions: 2 x 1024 tokens
+// used to read "2048 rows" and fail its shape check), and decode reads one row.
+TEST(Transformer, LearnedPositionsReadEachPositionsRowOncePerBatch) {
+  WorkloadFixture f;
+  const OpGraph& g = f.graph_of_yaml(transformer_yaml("gpt2", "  phase: prefill\n  batch: 2\n  prompt_len: 1024\n"));
+  const Operator* pos = nullptr;
+  for (const auto& op : g.ops())
+    if (op.name == "s0.embed.pos") pos = &op;
+  ASSERT_NE(pos, nullptr);
+  EXPECT_EQ(pos->dim("tokens"), 2048);
+  EXPECT_EQ(input_elements(*pos, 0), 1024 * 768);
+  EXPECT_EQ(output_elements(*pos, 0), 2048 * 768);
+  const OpGraph& d = f.graph_of_yaml(transformer_yaml("gpt2", "  batch: 4\n  prompt_len: 100\n"));
+  for (const auto& op : d.ops())
+    if (op.name == "s0.embed.pos") EXPECT_EQ(input_elements(op, 0), 768);
+}
+
 TEST(Transformer, QuantizationChangesBytesNotFlops) {
   WorkloadFixture f;
   const GraphSummary fp16 = summarize(f.graph_of_yaml(transformer_yaml("llama-2-7b")));

@@ -44,7 +44,7 @@ void check_shape(const std::string& name, const std::vector<std::int64_t>& shape
 // Dimensions that are flags or may be zero.
 bool may_be_zero(const std::string& dim) {
   return dim == "causal" || dim == "accumulate" || dim == "v_head_dim" || dim == "src_rows" || dim == "dst_rows" ||
-         dim == "b_nnz";
+         dim == "b_nnz" || dim == "table_rows";
 }
 
 }  // namespace

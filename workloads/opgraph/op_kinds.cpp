@@ -52,7 +52,10 @@ std::vector<OpKindInfo> make_kinds() {
       {K::Gelu, "gelu", "GELU (tanh form)", {"elements"}, {}, {{"x", X}}, {{"y", X}}, 0, "8 per element"},
       {K::Silu, "silu", "SiLU, x·sigmoid(x)", {"elements"}, {}, {{"x", X}}, {{"y", X}}, 0, "4 per element"},
       {K::Relu, "relu", "ReLU", {"elements"}, {}, {{"x", X}}, {{"y", X}}, 0, "1 per element"},
-      {K::Embedding, "embedding", "look up `tokens` rows of width `dim` in a table", {"tokens", "dim"}, {},
+      {K::Embedding, "embedding",
+       "look up `tokens` rows of width `dim` in a table; table_rows: the distinct rows read (0: tokens; learned "
+       "positions repeat theirs in every sequence)",
+       {"tokens", "dim"}, {{"table_rows", 0}},
        {{"table", P}}, {{"y", X}}, 0, "0"},
       {K::TopK, "top_k", "per row, the k largest of cols values and their indices", {"rows", "cols", "k"}, {},
        {{"x", X}}, {{"y", X}}, 0, "1 per input element (comparisons)"},
@@ -157,7 +160,7 @@ N input_elements_as(const Operator& op, std::size_t i) {
     case OpKind::AllReduce:
     case OpKind::Copy:
     case OpKind::SendRecv: return d("elements");
-    case OpKind::Embedding: return d("tokens") * d("dim");
+    case OpKind::Embedding: return (dim_or(op, "table_rows", 0) > 0 ? d("table_rows") : d("tokens")) * d("dim");
     case OpKind::Gather: return static_cast<N>(rows_or(op, "src_rows")) * d("cols");
     case OpKind::TopK:
     case OpKind::Scatter: return d("rows") * d("cols");

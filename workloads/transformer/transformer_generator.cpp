@@ -47,7 +47,8 @@ class Generator {
     if (m_.positions == TransformerModel::Positions::Learned) {
       const TensorId pos_table = b_.weight("embed.positions", {m_.position_table, d});
       const TensorId p = b_.activation("embed.pos", {T, d});
-      b_.emit(OpKind::Embedding, "embed.pos", {{"tokens", T}, {"dim", d}}, {pos_table}, {p});
+      // Every sequence reads the same Q positions' rows.
+      b_.emit(OpKind::Embedding, "embed.pos", {{"tokens", T}, {"dim", d}, {"table_rows", Q}}, {pos_table}, {p});
       x = b_.binary(OpKind::Add, "embed.add", x, p, T * d);
     }
     std::vector<OpId> x_writers;
