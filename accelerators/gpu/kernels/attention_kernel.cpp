@@ -474,6 +474,28 @@ void check_heads(const AttentionProblem& p) {
     throw std::invalid_argument(fmt::format("{}: {} queries over {} keys", p.name, p.q_len, p.kv_len));
 }
 
+// num_splits_heuristic: one split once `ctas` CTAs fill 0.8 of two a SM, else the fewest
+// splits of `kv_tiles` key tiles whose last wave is within 0.85 of the best one's fill.
+int split_kv_splits(std::uint64_t ctas, int sms, std::uint64_t kv_tiles) {
+  const double slots = static_cast<double>(sms) * kSplitKvCtasPerSm;
+  if (static_cast<double>(ctas) >= kSplitKvFull * slots) return 1;
+  const auto most = static_cast<std::uint64_t>(
+      std::min({static_cast<double>(kSplitKvMaxSplits), slots, static_cast<double>(kv_tiles)}));
+  const auto per_split = [&](std::uint64_t s) { return ceil_div(kv_tiles, s); };
+  // A split count that leaves as many tiles a split as one split fewer is no split count of its own.
+  const auto eligible = [&](std::uint64_t s) { return s == 1 || per_split(s) != per_split(s - 1); };
+  const auto efficiency = [&](std::uint64_t s) {
+    const double waves = static_cast<double>(ctas * s) / slots;
+    return waves / std::ceil(waves);
+  };
+  double best = 0;
+  for (std::uint64_t s = 1; s <= most; ++s)
+    if (eligible(s)) best = std::max(best, efficiency(s));
+  for (std::uint64_t s = 1; s <= most; ++s)
+    if (eligible(s) && efficiency(s) >= kSplitKvEfficiency * best) return static_cast<int>(s);
+  return 1;
+}
+
 }  // namespace
 
 const char* attention_kernel_name(AttentionKernel k) {
@@ -537,26 +559,6 @@ GpuKernel make_flash_attention(const AttentionProblem& p, const GpuKernelTarget&
   return out;
 }
 
-int split_kv_splits(std::uint64_t ctas, int sms, std::uint64_t kv_tiles) {
-  const double slots = static_cast<double>(sms) * kSplitKvCtasPerSm;
-  if (static_cast<double>(ctas) >= kSplitKvFull * slots) return 1;
-  const auto most = static_cast<std::uint64_t>(
-      std::min({static_cast<double>(kSplitKvMaxSplits), slots, static_cast<double>(kv_tiles)}));
-  const auto per_split = [&](std::uint64_t s) { return ceil_div(kv_tiles, s); };
-  // A split count that leaves as many tiles a split as one split fewer is no split count of its own.
-  const auto eligible = [&](std::uint64_t s) { return s == 1 || per_split(s) != per_split(s - 1); };
-  const auto efficiency = [&](std::uint64_t s) {
-    const double waves = static_cast<double>(ctas * s) / slots;
-    return waves / std::ceil(waves);
-  };
-  double best = 0;
-  for (std::uint64_t s = 1; s <= most; ++s)
-    if (eligible(s)) best = std::max(best, efficiency(s));
-  for (std::uint64_t s = 1; s <= most; ++s)
-    if (eligible(s) && efficiency(s) >= kSplitKvEfficiency * best) return static_cast<int>(s);
-  return 1;
-}
-
 SplitKvDecode make_split_kv_decode(const AttentionProblem& p, const GpuKernelTarget& target, std::uint64_t workspace) {
   check_heads(p);
   if (p.head_dim > kFa2MaxHead || p.v_dim != p.head_dim)
@@ -567,14 +569,16 @@ SplitKvDecode make_split_kv_decode(const AttentionProblem& p, const GpuKernelTar
   rows.heads = p.kv_heads;
   rows.q_len = p.q_len * (p.heads / p.kv_heads);
   rows.causal = false;
-  std::uint64_t kv_tiles = 0, q_tiles = 0;
-  int splits = 1;
-  {
-    const FlashAttentionWriter probe(rows, target, false, true);
-    kv_tiles = ceil_div(static_cast<std::uint64_t>(p.kv_len), static_cast<std::uint64_t>(probe.bc()));
-    q_tiles = ceil_div(static_cast<std::uint64_t>(rows.q_len), std::uint64_t{kSplitKvRows});
-    splits = split_kv_splits(static_cast<std::uint64_t>(rows.batch * rows.heads) * q_tiles, target.sms, kv_tiles);
-  }
+  // The split kernel writes FP32 partials into the workspace (the key tile, Bc, does not depend
+  // on where O goes).
+  AttentionProblem partials = rows;
+  partials.o = workspace;
+  partials.o_bytes = kPartialBytes;
+  FlashAttentionWriter writer(partials, target, false, true);
+  const std::uint64_t kv_tiles =
+      ceil_div(static_cast<std::uint64_t>(p.kv_len), static_cast<std::uint64_t>(writer.bc()));
+  const std::uint64_t q_tiles = ceil_div(static_cast<std::uint64_t>(rows.q_len), std::uint64_t{kSplitKvRows});
+  int splits = split_kv_splits(static_cast<std::uint64_t>(rows.batch * rows.heads) * q_tiles, target.sms, kv_tiles);
   if (splits == 1) {  // the CTAs fill the GPU: FlashAttention-2's forward kernel, O written directly
     GpuKernel k = make_flash_attention(rows, target, AttentionKernel::Flash2);
     k.generator = "attention.split_kv";
@@ -587,9 +591,6 @@ SplitKvDecode make_split_kv_decode(const AttentionProblem& p, const GpuKernelTar
   const auto partial_bytes =
       static_cast<std::uint64_t>(outputs * static_cast<double>(p.v_dim) * kPartialBytes * splits);
   const std::uint64_t lse = workspace + round_up(partial_bytes, kAllocationAlignment);
-  rows.o = workspace;
-  rows.o_bytes = kPartialBytes;
-  FlashAttentionWriter writer(rows, target, false, true);
   writer.split_kv(tiles, lse);
 
   GpuKernel split;

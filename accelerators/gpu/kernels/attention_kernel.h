@@ -57,8 +57,9 @@ GpuKernel make_flash_attention(const AttentionProblem& p, const GpuKernelTarget&
 // path PyTorch's SDPA flash backend and flash_attn_with_kvcache take (flash_api.cpp): a KV
 // head's group of query heads folded into the rows of one problem (seqlenq_ngroups_swapped);
 // tiles of 64 query rows (4 warps of 16, padded: the tensor cores run the whole tile) and Bc
-// keys (256 for heads up to 64, 128 up to 128, else 64); the keys cut into split_kv_splits'
-// splits, each walked by one CTA with FlashAttention-2's main loop, writing FP32 partial
+// keys (256 for heads up to 64, 128 up to 128, else 64); the keys cut into num_splits_heuristic's
+// splits (one once the CTAs fill 0.8 of two an SM, else the fewest splits whose last wave is
+// within 0.85 of the best fill), each walked by one CTA with FlashAttention-2's main loop, writing FP32 partial
 // outputs and log-sum-exps into `workspace`; then "<name>.combine" weighting the partials
 // into O. With one split, FlashAttention-2's forward kernel writes O itself. Generator
 // "attention.split_kv" (choices block_q, block_kv, splits). Throws std::invalid_argument where
@@ -68,8 +69,5 @@ struct SplitKvDecode {
   std::uint64_t workspace_bytes = 0;  // the partials and log-sum-exps
 };
 SplitKvDecode make_split_kv_decode(const AttentionProblem& p, const GpuKernelTarget& target, std::uint64_t workspace);
-// num_splits_heuristic: one split once `ctas` CTAs fill 0.8 of two a SM, else the fewest
-// splits of `kv_tiles` key tiles whose last wave is within 0.85 of the best one's fill.
-int split_kv_splits(std::uint64_t ctas, int sms, std::uint64_t kv_tiles);
 
 }  // namespace strata
